@@ -1,0 +1,430 @@
+//! A fixed-point energy voice-activity detector.
+//!
+//! Per 10 ms frame: two cascaded first-order high-pass stages (about 150 Hz) take out DC
+//! and mains hum; the frame's energy becomes a Q8 `log2` [`Level`]; the level is
+//! smoothed; a noise floor follows the minimum of the smoothed level over the last
+//! 1.6 s (eight 200 ms blocks, so it tracks rising noise within two seconds and recovers
+//! after loud speech as soon as the loud blocks age out); speech starts when the level
+//! rises `on_margin` above the floor and ends `hangover` after it falls below the lower
+//! `off_margin` (hysteresis). Both thresholds have an absolute minimum so that a silent
+//! room does not turn breathing into speech.
+//!
+//! ```
+//! use yazses_core::vad::Vad;
+//! let mut vad = Vad::new(Vad::DEFAULT);
+//! let silence = [0i16; 160];
+//! assert!(!vad.process(&silence).speech);
+//! ```
+
+use crate::frame::Frame;
+use crate::level::{Level, Margin, log2_q8};
+use core::fmt;
+
+/// Frames per noise-floor block: 200 ms.
+pub const BLOCK_FRAMES: u16 = 20;
+/// Blocks in the noise-floor window: 8 x 200 ms = 1.6 s.
+pub const FLOOR_BLOCKS: usize = 8;
+/// The least calibration audio [`Vad::calibrate`] accepts: 500 ms.
+pub const MIN_CALIBRATION_FRAMES: usize = 50;
+
+/// Tuning of the detector. Use a preset ([`Vad::DEFAULT`], [`Vad::QUIET_ROOM`],
+/// [`Vad::NOISY`]) unless a benchmark says otherwise.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct VadConfig {
+    /// Pole of each high-pass stage, Q15 (`exp(-2 pi fc / 16000)`; 30894 is 150 Hz).
+    pub highpass_pole_q15: i32,
+    /// How far above the noise floor the level must rise to start speech, Q8 log2.
+    pub on_margin: Margin,
+    /// How far above the floor it must stay to keep speech going (below `on_margin`).
+    pub off_margin: Margin,
+    /// Added to the minimum-statistics floor, which sits below the mean noise level.
+    pub floor_bias: Margin,
+    /// No speech below this level, however low the floor.
+    pub min_on: Level,
+    /// Frames that speech continues after the level falls below the off threshold.
+    pub hangover_frames: u16,
+    /// Level smoothing: each frame moves the smoothed level by `1 / 2^shift` of the gap.
+    pub smoothing_shift: u8,
+}
+
+/// A preset name, for configuration files and command lines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+pub enum Preset {
+    /// [`Vad::DEFAULT`].
+    #[default]
+    Default,
+    /// [`Vad::QUIET_ROOM`].
+    QuietRoom,
+    /// [`Vad::NOISY`].
+    Noisy,
+}
+
+impl Preset {
+    /// Every preset, in the order the docs list them.
+    pub const ALL: [Preset; 3] = [Preset::Default, Preset::QuietRoom, Preset::Noisy];
+
+    /// The tuning this preset names.
+    pub const fn config(self) -> VadConfig {
+        match self {
+            Preset::Default => Vad::DEFAULT,
+            Preset::QuietRoom => Vad::QUIET_ROOM,
+            Preset::Noisy => Vad::NOISY,
+        }
+    }
+
+    /// The preset's name in configuration files: `default`, `quiet_room`, `noisy`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Preset::Default => "default",
+            Preset::QuietRoom => "quiet_room",
+            Preset::Noisy => "noisy",
+        }
+    }
+
+    /// The preset with this name (`quiet-room` is accepted for `quiet_room`).
+    pub fn from_name(name: &str) -> Option<Preset> {
+        match name {
+            "default" => Some(Preset::Default),
+            "quiet_room" | "quiet-room" => Some(Preset::QuietRoom),
+            "noisy" => Some(Preset::Noisy),
+            _ => None,
+        }
+    }
+}
+
+/// A configuration the detector cannot run with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum VadConfigError {
+    /// `highpass_pole_q15` is outside `0..32768`.
+    HighpassPole,
+    /// `off_margin` is above `on_margin`, which would make speech flicker.
+    Hysteresis,
+    /// `smoothing_shift` is above 8.
+    Smoothing,
+}
+
+impl fmt::Display for VadConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            VadConfigError::HighpassPole => "the high-pass pole must lie in 0..32768 (Q15)",
+            VadConfigError::Hysteresis => "the off margin must not exceed the on margin",
+            VadConfigError::Smoothing => "the smoothing shift must be at most 8",
+        })
+    }
+}
+
+impl core::error::Error for VadConfigError {}
+
+impl VadConfig {
+    /// Checks the invariants the detector relies on.
+    pub const fn validate(&self) -> Result<(), VadConfigError> {
+        if self.highpass_pole_q15 < 0 || self.highpass_pole_q15 >= 32768 {
+            return Err(VadConfigError::HighpassPole);
+        }
+        if self.off_margin.0 > self.on_margin.0 {
+            return Err(VadConfigError::Hysteresis);
+        }
+        if self.smoothing_shift > 8 {
+            return Err(VadConfigError::Smoothing);
+        }
+        Ok(())
+    }
+}
+
+impl Default for VadConfig {
+    fn default() -> Self {
+        Vad::DEFAULT
+    }
+}
+
+/// What the detector made of one frame, with the quantities behind the decision.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct VadFrame {
+    /// Whether this frame counts as speech (after hysteresis and hangover).
+    pub speech: bool,
+    /// The frame's own level.
+    pub level: Level,
+    /// The smoothed level the thresholds are compared with.
+    pub smoothed: Level,
+    /// The noise floor estimate.
+    pub floor: Level,
+    /// The level that starts speech.
+    pub on_threshold: Level,
+    /// The level that keeps speech going.
+    pub off_threshold: Level,
+}
+
+/// Room noise measured by [`Vad::calibrate`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Calibration {
+    /// The noise floor the detector now starts from.
+    pub floor: Level,
+    /// The quietest frame.
+    pub min: Level,
+    /// The loudest frame.
+    pub max: Level,
+}
+
+/// Why [`Vad::calibrate`] refused a stretch of audio.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum CalibrationError {
+    /// Fewer than [`MIN_CALIBRATION_FRAMES`] frames.
+    TooShort {
+        /// Frames given.
+        frames: usize,
+    },
+    /// The loudest frame stood far above the quietest: someone spoke, or something
+    /// banged, while the room was meant to be quiet.
+    NotSteady {
+        /// Loudest minus quietest frame.
+        spread: Margin,
+    },
+}
+
+impl fmt::Display for CalibrationError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CalibrationError::TooShort { frames } => write!(
+                f,
+                "calibration needs at least {} ms of room noise, got {} ms",
+                MIN_CALIBRATION_FRAMES * 10,
+                frames * 10
+            ),
+            CalibrationError::NotSteady { spread } => write!(
+                f,
+                "the room was not quiet during calibration (levels spread over {} dB)",
+                spread.0 / crate::level::Q8_PER_DB
+            ),
+        }
+    }
+}
+
+impl core::error::Error for CalibrationError {}
+
+/// The largest level spread [`Vad::calibrate`] accepts as steady room noise: 15 dB.
+pub const MAX_CALIBRATION_SPREAD: Margin = Margin::from_tenth_db(150);
+
+/// The detector state: filter memory, noise-floor history and the speech state. 64 bytes
+/// or so; no allocation.
+#[derive(Clone, Debug)]
+pub struct Vad {
+    config: VadConfig,
+    // High-pass memory: last input and the output of each stage.
+    x1: i32,
+    y1: i32,
+    z1: i32,
+    smoothed: Option<Level>,
+    block_min: Level,
+    block_frames: u16,
+    blocks: [Level; FLOOR_BLOCKS],
+    blocks_filled: u8,
+    block_next: u8,
+    speech: bool,
+    hangover: u16,
+}
+
+impl Vad {
+    /// The tuning for most rooms, chosen on the noisy-speech benchmark
+    /// (`docs/benchmarks.md`).
+    pub const DEFAULT: VadConfig = VadConfig {
+        highpass_pole_q15: 30894,
+        on_margin: Margin::from_tenth_db(60),
+        off_margin: Margin::from_tenth_db(30),
+        floor_bias: Margin::from_tenth_db(10),
+        min_on: Level::from_dbfs(-60),
+        hangover_frames: 10,
+        smoothing_shift: 1,
+    };
+
+    /// A quiet room: a lower absolute minimum, so soft speech far from the mic counts.
+    pub const QUIET_ROOM: VadConfig = VadConfig {
+        min_on: Level::from_dbfs(-70),
+        ..Vad::DEFAULT
+    };
+
+    /// Loud, fluctuating noise: higher margins and more smoothing, fewer false starts.
+    pub const NOISY: VadConfig = VadConfig {
+        on_margin: Margin::from_tenth_db(80),
+        off_margin: Margin::from_tenth_db(40),
+        floor_bias: Margin::from_tenth_db(20),
+        smoothing_shift: 2,
+        ..Vad::DEFAULT
+    };
+
+    /// A detector with this tuning. An invalid tuning (see [`VadConfig::validate`]) is
+    /// clamped to the nearest valid one rather than refused, so the frame path never fails.
+    pub fn new(config: VadConfig) -> Self {
+        let mut config = config;
+        config.highpass_pole_q15 = config.highpass_pole_q15.clamp(0, 32767);
+        config.off_margin = Margin(config.off_margin.0.min(config.on_margin.0));
+        config.smoothing_shift = config.smoothing_shift.min(8);
+        Vad {
+            config,
+            x1: 0,
+            y1: 0,
+            z1: 0,
+            smoothed: None,
+            block_min: Level(i32::MAX),
+            block_frames: 0,
+            blocks: [Level(i32::MAX); FLOOR_BLOCKS],
+            blocks_filled: 0,
+            block_next: 0,
+            speech: false,
+            hangover: 0,
+        }
+    }
+
+    /// The tuning in use.
+    pub const fn config(&self) -> &VadConfig {
+        &self.config
+    }
+
+    /// Forgets everything heard, keeping the tuning.
+    pub fn reset(&mut self) {
+        *self = Vad::new(self.config);
+    }
+
+    /// Whether the last frame was speech.
+    pub const fn is_speech(&self) -> bool {
+        self.speech
+    }
+
+    /// The energy of one frame after the high-pass stages, as a [`Level`].
+    fn frame_level(&mut self, frame: &Frame) -> Level {
+        let a = self.config.highpass_pole_q15;
+        let (mut x1, mut y1, mut z1) = (self.x1, self.y1, self.z1);
+        let mut energy: u64 = 0;
+        for &s in frame.iter() {
+            let x = s as i32;
+            // Each stage: y[n] = x[n] - x[n-1] + a * y[n-1]. Stage outputs stay within
+            // about 2.1x the input, so i32 never overflows.
+            let y = x - x1 + ((a * y1) >> 15);
+            let z = y - y1 + ((a * z1) >> 15);
+            x1 = x;
+            y1 = y;
+            z1 = z;
+            // Saturate to i16 so each square fits a u32; only clipped shouts are affected.
+            let c = z.clamp(-32767, 32767);
+            energy += (c * c) as u32 as u64;
+        }
+        self.x1 = x1;
+        self.y1 = y1;
+        self.z1 = z1;
+        log2_q8(energy)
+    }
+
+    /// Feeds the smoothed level into the noise-floor history and returns the floor.
+    fn track_floor(&mut self, smoothed: Level) -> Level {
+        self.block_min = self.block_min.min(smoothed);
+        let mut floor = self.block_min;
+        for b in &self.blocks[..self.blocks_filled as usize] {
+            floor = floor.min(*b);
+        }
+        self.block_frames += 1;
+        if self.block_frames == BLOCK_FRAMES {
+            self.blocks[self.block_next as usize] = self.block_min;
+            self.block_next = (self.block_next + 1) % FLOOR_BLOCKS as u8;
+            if (self.blocks_filled as usize) < FLOOR_BLOCKS {
+                self.blocks_filled += 1;
+            }
+            self.block_frames = 0;
+            self.block_min = Level(i32::MAX);
+        }
+        floor + self.config.floor_bias
+    }
+
+    /// Classifies one frame.
+    pub fn process(&mut self, frame: &Frame) -> VadFrame {
+        let level = self.frame_level(frame);
+        let smoothed = match self.smoothed {
+            None => level,
+            Some(prev) => {
+                let step = (level.0 - prev.0) >> self.config.smoothing_shift;
+                Level(prev.0 + step)
+            }
+        };
+        self.smoothed = Some(smoothed);
+        let floor = self.track_floor(smoothed);
+        let cfg = &self.config;
+        let on_threshold = (floor + cfg.on_margin).max(cfg.min_on);
+        let off_threshold =
+            (floor + cfg.off_margin).max(cfg.min_on + Margin(cfg.off_margin.0 - cfg.on_margin.0));
+        if smoothed > on_threshold || (self.speech && smoothed > off_threshold) {
+            self.speech = true;
+            self.hangover = cfg.hangover_frames;
+        } else if self.speech {
+            if self.hangover == 0 {
+                self.speech = false;
+            } else {
+                self.hangover -= 1;
+            }
+        }
+        VadFrame {
+            speech: self.speech,
+            level,
+            smoothed,
+            floor,
+            on_threshold,
+            off_threshold,
+        }
+    }
+
+    /// Learns the room's noise from a stretch of audio with nobody speaking, so the
+    /// detector starts with a settled floor instead of learning it during the first
+    /// seconds of a capture. The detector's speech state is cleared afterwards.
+    pub fn calibrate<'a>(
+        &mut self,
+        frames: impl IntoIterator<Item = &'a Frame>,
+    ) -> Result<Calibration, CalibrationError> {
+        let before = self.clone();
+        let mut count = 0usize;
+        let mut min = Level(i32::MAX);
+        let mut max = Level(i32::MIN);
+        let mut last = None;
+        for frame in frames {
+            let f = self.process(frame);
+            count += 1;
+            // Skip the high-pass settling of the first frames.
+            if count > 2 {
+                min = min.min(f.level);
+                max = max.max(f.level);
+            }
+            last = Some(f.floor);
+        }
+        let reject = |vad: &mut Vad, e| {
+            *vad = before.clone();
+            Err(e)
+        };
+        if count < MIN_CALIBRATION_FRAMES {
+            return reject(self, CalibrationError::TooShort { frames: count });
+        }
+        let spread = max - min;
+        if spread > MAX_CALIBRATION_SPREAD {
+            return reject(self, CalibrationError::NotSteady { spread });
+        }
+        self.speech = false;
+        self.hangover = 0;
+        Ok(Calibration {
+            floor: last.unwrap_or(min),
+            min,
+            max,
+        })
+    }
+}
+
+impl Default for Vad {
+    fn default() -> Self {
+        Vad::new(Vad::DEFAULT)
+    }
+}

@@ -1,0 +1,23 @@
+//! `yazses`: the hosted runner around [`yazses_core`].
+//!
+//! - [`audio`]: audio files into 16 kHz mono `i16`.
+//! - [`analysis`]: the detector and the end-of-speech policy over a recording
+//!   (`yazses vad`).
+//! - [`plot`]: a picture of an analysis (`yazses vad --plot`).
+//! - [`cli`]: the `yazses` command line.
+//!
+//! ```no_run
+//! use yazses::{analysis, audio};
+//! use yazses_core::{endpoint::EndpointConfig, vad::Vad};
+//!
+//! let audio = audio::read_wav("answer.wav".as_ref())?;
+//! let result = analysis::analyze(&audio.samples, Vad::DEFAULT, EndpointConfig::default());
+//! println!("{}", result.report.to_text());
+//! # Ok::<(), audio::AudioError>(())
+//! ```
+#![deny(missing_docs)]
+
+pub mod analysis;
+pub mod audio;
+pub mod cli;
+pub mod plot;
