@@ -25,7 +25,7 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 YAZSES = os.path.join(ROOT, "target", "release", "yazses")
 SPEED = os.path.join(ROOT, "target", "release", "examples", "vad_speed")
-END_SILENCE, NO_SPEECH, MIN_SPEECH = 1200, 8000, 150
+END_SILENCE, NO_SPEECH, MIN_SPEECH = 1200, 8000, int(os.environ.get("MIN_SPEECH", 150))
 
 
 def load(path):
@@ -151,10 +151,13 @@ def main():
     manifest = json.load(open(os.path.join(data, "manifest.json")))
     files = manifest["files"]
     pcms = {e["file"]: load(os.path.join(data, e["file"])) for e in files}
+    only = os.environ.get("DETECTORS", "yazses,webrtc-0,webrtc-1,webrtc-2,webrtc-3,silero-v6").split(",")
     detectors = {"yazses": None}
     for m in range(4):
-        detectors[f"webrtc-{m}"] = webrtc(m)
-    detectors["silero-v6"] = Silero()
+        if f"webrtc-{m}" in only:
+            detectors[f"webrtc-{m}"] = webrtc(m)
+    if "silero-v6" in only:
+        detectors["silero-v6"] = Silero()
     snrs = ["clean", 20, 10, 5]
     rows = {}
     policy_mismatch = 0

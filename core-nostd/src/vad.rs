@@ -1,13 +1,23 @@
 //! A fixed-point energy voice-activity detector.
 //!
-//! Per 10 ms frame: two cascaded first-order high-pass stages (about 150 Hz) take out DC
-//! and mains hum; the frame's energy becomes a Q8 `log2` [`Level`]; the level is
-//! smoothed; a noise floor follows the minimum of the smoothed level over the last
-//! 1.6 s (eight 200 ms blocks, so it tracks rising noise within two seconds and recovers
-//! after loud speech as soon as the loud blocks age out); speech starts when the level
-//! rises `on_margin` above the floor and ends `hangover` after it falls below the lower
-//! `off_margin` (hysteresis). Both thresholds have an absolute minimum so that a silent
-//! room does not turn breathing into speech.
+//! Per 10 ms frame:
+//! 1. two cascaded first-order high-pass stages (about 150 Hz) take out DC and mains hum,
+//!    and a 1-2-1 low-pass takes out much of broadband noise above 4 kHz;
+//! 2. the frame's energy becomes a Q8 `log2` [`Level`], which is smoothed;
+//! 3. a noise floor follows the minimum of the smoothed level over the last 1.6 s (eight
+//!    200 ms blocks), so it tracks rising noise within two seconds and recovers after loud
+//!    speech as soon as the loud blocks age out;
+//! 4. the noise's mean level and mean absolute deviation are learned from the frames
+//!    within `noise_window` of that floor (slowly while speech is on), because steady noise
+//!    (a fan) and fluctuating noise (babble) need different headroom;
+//! 5. speech starts when the smoothed level rises above the start threshold
+//!    (the larger of `floor + on_margin`, `mean + gain * deviation + mean_margin` and
+//!    the absolute `min_on`), continues while it stays above a lower stop threshold
+//!    (hysteresis, never below `mean + gain * deviation`), and ends `hangover` frames
+//!    after it falls below.
+//!
+//! Every step is integer arithmetic on `i32`/`u64`; the per-frame cost is one pass over
+//! 160 samples plus a handful of comparisons.
 //!
 //! ```
 //! use yazses_core::vad::Vad;
@@ -24,6 +34,16 @@ use core::fmt;
 pub const BLOCK_FRAMES: u16 = 20;
 /// Blocks in the noise-floor window: 8 x 200 ms = 1.6 s.
 pub const FLOOR_BLOCKS: usize = 8;
+/// Noise mean and deviation move by `1 / 2^5` of the gap per non-speech frame (320 ms).
+const NOISE_SHIFT: u32 = 5;
+/// Until it has measured the noise, the detector assumes it fluctuates by 2 dB, so the
+/// first frames of a capture that opens on babble do not start speech...
+const INITIAL_NOISE_DEV: Margin = Margin::from_tenth_db(20);
+/// ...and weighs that prior like 8 frames of evidence (the first updates move 1/8, 1/16).
+const INITIAL_NOISE_WEIGHT: u32 = 8;
+/// During speech they move 4x slower (1.28 s), so quiet speech in loud noise does not
+/// teach the detector that it is noise.
+const NOISE_SHIFT_SPEECH: u32 = 7;
 /// The least calibration audio [`Vad::calibrate`] accepts: 500 ms.
 pub const MIN_CALIBRATION_FRAMES: usize = 50;
 
@@ -43,10 +63,21 @@ pub struct VadConfig {
     pub floor_bias: Margin,
     /// No speech below this level, however low the floor.
     pub min_on: Level,
+    /// How far above the running mean of the noise the level must rise, on top of
+    /// `noise_dev_gain` times the noise's mean deviation (Q8 log2).
+    pub mean_margin: Margin,
+    /// Multiplier of the noise's mean absolute deviation, Q4 (48 is 3.0): fluctuating
+    /// noise (babble) needs more headroom than steady noise (a fan).
+    pub noise_dev_gain_q4: i32,
+    /// Frames up to this far above the floor teach the noise mean and deviation.
+    pub noise_window: Margin,
     /// Frames that speech continues after the level falls below the off threshold.
     pub hangover_frames: u16,
     /// Level smoothing: each frame moves the smoothed level by `1 / 2^shift` of the gap.
     pub smoothing_shift: u8,
+    /// Low-pass the signal before measuring energy (a 1-2-1 filter, -6 dB at 4 kHz):
+    /// speech has little energy up there and broadband noise a lot.
+    pub lowpass: bool,
 }
 
 /// A preset name, for configuration files and command lines.
@@ -224,6 +255,10 @@ pub struct Vad {
     x1: i32,
     y1: i32,
     z1: i32,
+    z2: i32,
+    noise_mean: Option<Level>,
+    noise_dev: i32,
+    noise_frames: u32,
     smoothed: Option<Level>,
     block_min: Level,
     block_frames: u16,
@@ -243,8 +278,12 @@ impl Vad {
         off_margin: Margin::from_tenth_db(30),
         floor_bias: Margin::from_tenth_db(10),
         min_on: Level::from_dbfs(-60),
+        mean_margin: Margin::from_tenth_db(20),
+        noise_dev_gain_q4: 40,
+        noise_window: Margin::from_tenth_db(100),
         hangover_frames: 10,
         smoothing_shift: 1,
+        lowpass: true,
     };
 
     /// A quiet room: a lower absolute minimum, so soft speech far from the mic counts.
@@ -253,11 +292,12 @@ impl Vad {
         ..Vad::DEFAULT
     };
 
-    /// Loud, fluctuating noise: higher margins and more smoothing, fewer false starts.
+    /// Loud, fluctuating noise (a café, an open office): more headroom over the noise's
+    /// fluctuations and more smoothing, so fewer false starts at the cost of missing
+    /// some soft speech.
     pub const NOISY: VadConfig = VadConfig {
-        on_margin: Margin::from_tenth_db(80),
-        off_margin: Margin::from_tenth_db(40),
-        floor_bias: Margin::from_tenth_db(20),
+        mean_margin: Margin::from_tenth_db(30),
+        noise_dev_gain_q4: 56,
         smoothing_shift: 2,
         ..Vad::DEFAULT
     };
@@ -274,6 +314,10 @@ impl Vad {
             x1: 0,
             y1: 0,
             z1: 0,
+            z2: 0,
+            noise_mean: None,
+            noise_dev: INITIAL_NOISE_DEV.0,
+            noise_frames: INITIAL_NOISE_WEIGHT,
             smoothed: None,
             block_min: Level(i32::MAX),
             block_frames: 0,
@@ -303,7 +347,8 @@ impl Vad {
     /// The energy of one frame after the high-pass stages, as a [`Level`].
     fn frame_level(&mut self, frame: &Frame) -> Level {
         let a = self.config.highpass_pole_q15;
-        let (mut x1, mut y1, mut z1) = (self.x1, self.y1, self.z1);
+        let lowpass = self.config.lowpass;
+        let (mut x1, mut y1, mut z1, mut z2) = (self.x1, self.y1, self.z1, self.z2);
         let mut energy: u64 = 0;
         for &s in frame.iter() {
             let x = s as i32;
@@ -311,16 +356,19 @@ impl Vad {
             // about 2.1x the input, so i32 never overflows.
             let y = x - x1 + ((a * y1) >> 15);
             let z = y - y1 + ((a * z1) >> 15);
+            let w = if lowpass { (z + 2 * z1 + z2) >> 2 } else { z };
             x1 = x;
             y1 = y;
+            z2 = z1;
             z1 = z;
             // Saturate to i16 so each square fits a u32; only clipped shouts are affected.
-            let c = z.clamp(-32767, 32767);
+            let c = w.clamp(-32767, 32767);
             energy += (c * c) as u32 as u64;
         }
         self.x1 = x1;
         self.y1 = y1;
         self.z1 = z1;
+        self.z2 = z2;
         log2_q8(energy)
     }
 
@@ -357,9 +405,37 @@ impl Vad {
         self.smoothed = Some(smoothed);
         let floor = self.track_floor(smoothed);
         let cfg = &self.config;
-        let on_threshold = (floor + cfg.on_margin).max(cfg.min_on);
-        let off_threshold =
-            (floor + cfg.off_margin).max(cfg.min_on + Margin(cfg.off_margin.0 - cfg.on_margin.0));
+        let mean = *self.noise_mean.get_or_insert(smoothed);
+        // Q8 deviation times Q4 gain, back to Q8.
+        let spread = Margin((self.noise_dev * cfg.noise_dev_gain_q4) >> 4);
+        let hysteresis = cfg.on_margin.0 - cfg.off_margin.0;
+        let on_threshold = (floor + cfg.on_margin)
+            .max(mean + spread + cfg.mean_margin)
+            .max(cfg.min_on);
+        // Speech that has started may dip `hysteresis` below the start threshold, but not
+        // into the noise's usual range, or fluctuating noise would hold it open.
+        let off_threshold = (on_threshold + Margin(-hysteresis)).max(mean + spread);
+        if smoothed <= floor + cfg.noise_window {
+            // Learn the noise from the frames near the minimum-statistics floor, whatever
+            // the state: loud speech stays out, the noise's own peaks and troughs go in,
+            // and the window is anchored to the floor so speech cannot ratchet it up. The
+            // first frames average faster (1/2, 1/4, ... 1/32) so a capture that starts
+            // in noise settles within a few hundred milliseconds.
+            let settled = if self.speech {
+                NOISE_SHIFT_SPEECH
+            } else {
+                NOISE_SHIFT
+            };
+            let shift = (32 - self.noise_frames.leading_zeros()).min(settled);
+            self.noise_frames = self.noise_frames.saturating_add(1);
+            let d = smoothed.0 - mean.0;
+            self.noise_mean = Some(Level(mean.0 + (d >> shift)));
+            self.noise_dev += (d.abs() - self.noise_dev) >> shift;
+        } else if floor > mean {
+            // Noise that rose while speech held the level up: the minimum-statistics
+            // floor drags the mean along.
+            self.noise_mean = Some(floor);
+        }
         if smoothed > on_threshold || (self.speech && smoothed > off_threshold) {
             self.speech = true;
             self.hangover = cfg.hangover_frames;

@@ -13,7 +13,9 @@ use yazses_core::time::Instant;
 use yazses_core::vad::Vad;
 
 fn main() -> anyhow::Result<()> {
-    let dir = std::env::args().nth(1).ok_or_else(|| anyhow::anyhow!("usage: vad_speed DIR"))?;
+    let dir = std::env::args()
+        .nth(1)
+        .ok_or_else(|| anyhow::anyhow!("usage: vad_speed DIR"))?;
     let mut clips = Vec::new();
     for entry in std::fs::read_dir(&dir)? {
         let path = entry?.path();
