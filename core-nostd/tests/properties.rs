@@ -1,0 +1,82 @@
+//! Invariants over arbitrary input: no panic or overflow, chunking does not matter, and
+//! the same input always gives the same decisions.
+
+use proptest::prelude::*;
+use yazses_core::autostop::{Autostop, FrameReport};
+use yazses_core::endpoint::{EndpointConfig, Stop};
+use yazses_core::time::Instant;
+use yazses_core::vad::{Preset, Vad};
+
+fn decisions(samples: &[i16], chunks: &[usize], preset: Preset) -> (Vec<FrameReport>, Option<Stop>) {
+    let mut capture = Autostop::new(preset.config(), EndpointConfig::default(), Instant::ZERO);
+    let mut frames = Vec::new();
+    let mut rest = samples;
+    let mut stop = None;
+    let mut i = 0;
+    while !rest.is_empty() && stop.is_none() {
+        let n = chunks[i % chunks.len()].clamp(1, rest.len());
+        i += 1;
+        let (now, later) = rest.split_at(n);
+        rest = later;
+        stop = capture.push_samples(now, |r| frames.push(*r));
+    }
+    (frames, stop)
+}
+
+/// Audio that mixes silence, loud bursts and extreme values, so both states are visited.
+fn audio() -> impl Strategy<Value = Vec<i16>> {
+    prop::collection::vec(
+        prop_oneof![
+            3 => prop::collection::vec(any::<i16>(), 160..1600),
+            2 => prop::collection::vec(-40i16..40, 160..3200),
+            1 => prop::collection::vec(prop_oneof![Just(i16::MIN), Just(i16::MAX)], 1..800),
+        ],
+        1..12,
+    )
+    .prop_map(|parts| parts.concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn any_input_is_classified_without_panic(samples in prop::collection::vec(any::<i16>(), 0..8000)) {
+        for preset in Preset::ALL {
+            let mut vad = Vad::new(preset.config());
+            for frame in samples.chunks_exact(160) {
+                let f = vad.process(frame.try_into().unwrap());
+                prop_assert!(f.off_threshold <= f.on_threshold);
+                prop_assert!(f.level.q8() >= 0 && f.level.q8() < 64 * 256);
+            }
+        }
+    }
+
+    #[test]
+    fn chunking_does_not_change_any_decision(
+        samples in audio(),
+        chunks in prop::collection::vec(1usize..700, 1..8),
+    ) {
+        let whole = decisions(&samples, &[160], Preset::Default);
+        let split = decisions(&samples, &chunks, Preset::Default);
+        prop_assert_eq!(whole, split);
+    }
+
+    #[test]
+    fn the_same_input_gives_the_same_decisions(samples in audio()) {
+        for preset in Preset::ALL {
+            prop_assert_eq!(decisions(&samples, &[333], preset), decisions(&samples, &[333], preset));
+        }
+    }
+
+    #[test]
+    fn a_stop_is_never_before_speech_started_or_after_the_cap(samples in audio()) {
+        let (frames, stop) = decisions(&samples, &[160], Preset::Default);
+        if let Some(stop) = stop {
+            prop_assert_eq!(stop.at, frames.last().unwrap().end);
+            if let (Some(start), Some(end)) = (stop.speech_start, stop.speech_end) {
+                prop_assert!(start < end && end <= stop.at);
+            }
+            prop_assert!(stop.at <= Instant::from_millis(120_000));
+        }
+    }
+}

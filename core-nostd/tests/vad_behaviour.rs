@@ -1,0 +1,133 @@
+//! The detector on synthetic signals whose answer is known.
+
+use yazses_core::frame::{FRAME_SAMPLES, Frame};
+use yazses_core::level::Level;
+use yazses_core::vad::{CalibrationError, Preset, Vad, VadConfig, VadConfigError};
+
+/// A deterministic pseudo-random generator (xorshift), so the tests need no crate.
+struct Noise(u32);
+
+impl Noise {
+    fn next(&mut self) -> i32 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 17;
+        self.0 ^= self.0 << 5;
+        (self.0 >> 16) as i32 - 32768
+    }
+
+    /// White noise with peak amplitude `amp`.
+    fn frame(&mut self, amp: i32) -> Frame {
+        core::array::from_fn(|_| (self.next() * amp / 32768) as i16)
+    }
+}
+
+/// A 440 Hz tone with a 4 Hz syllable-like envelope, mixed into noise.
+fn voiced(noise: &mut Noise, amp: i32, noise_amp: i32, frame_index: usize) -> Frame {
+    let mut f = noise.frame(noise_amp);
+    for (i, s) in f.iter_mut().enumerate() {
+        let t = (frame_index * FRAME_SAMPLES + i) as f32 / 16_000.0;
+        let env = 0.6 + 0.4 * (2.0 * core::f32::consts::PI * 4.0 * t).sin();
+        let v = amp as f32 * env * (2.0 * core::f32::consts::PI * 440.0 * t).sin();
+        *s = (*s as i32 + v as i32).clamp(-32768, 32767) as i16;
+    }
+    f
+}
+
+fn run(vad: &mut Vad, frames: impl IntoIterator<Item = Frame>) -> Vec<bool> {
+    frames.into_iter().map(|f| vad.process(&f).speech).collect()
+}
+
+#[test]
+fn steady_noise_alone_is_never_speech_at_any_level() {
+    for amp in [30, 300, 3000, 12000] {
+        let mut n = Noise(7);
+        let mut vad = Vad::default();
+        let speech = run(&mut vad, (0..1000).map(|_| n.frame(amp)));
+        assert_eq!(speech.iter().filter(|&&s| s).count(), 0, "noise amplitude {amp}");
+    }
+}
+
+#[test]
+fn a_tone_burst_10_db_over_noise_is_found_and_released() {
+    let mut n = Noise(3);
+    let mut vad = Vad::default();
+    let mut frames: Vec<Frame> = (0..200).map(|_| n.frame(1000)).collect();
+    frames.extend((0..100).map(|i| voiced(&mut n, 2000, 1000, i)));
+    frames.extend((0..200).map(|_| n.frame(1000)));
+    let speech = run(&mut vad, frames);
+    let first = speech.iter().position(|&s| s).expect("speech found");
+    let last = speech.iter().rposition(|&s| s).unwrap();
+    assert!((200..=204).contains(&first), "onset at frame {first}");
+    assert!((299..=315).contains(&last), "release at frame {last}");
+    assert!(speech[200..300].iter().filter(|&&s| s).count() >= 95);
+}
+
+#[test]
+fn the_floor_follows_noise_that_rises_slowly_instead_of_calling_it_speech() {
+    let mut n = Noise(11);
+    let mut vad = Vad::default();
+    // Noise rising 20 dB over 10 s (x10 in amplitude).
+    let speech = run(&mut vad, (0..1000).map(|i| n.frame(300 + 2700 * i / 1000)));
+    assert_eq!(speech.iter().filter(|&&s| s).count(), 0);
+}
+
+#[test]
+fn the_floor_recovers_after_a_loud_stretch() {
+    let mut n = Noise(5);
+    let mut vad = Vad::default();
+    run(&mut vad, (0..100).map(|_| n.frame(500)));
+    run(&mut vad, (0..300).map(|i| voiced(&mut n, 20000, 500, i)));
+    // Two seconds after loud speech, quiet speech 10 dB over the noise is found again.
+    let quiet = run(&mut vad, (0..200).map(|_| n.frame(500)));
+    assert!(quiet[150..].iter().all(|&s| !s));
+    let found = run(&mut vad, (0..50).map(|i| voiced(&mut n, 1200, 500, i)));
+    assert!(found.iter().filter(|&&s| s).count() >= 40, "{found:?}");
+}
+
+#[test]
+fn digital_silence_and_full_scale_do_not_break_it() {
+    let mut vad = Vad::default();
+    let silent = vad.process(&[0; FRAME_SAMPLES]);
+    assert!(!silent.speech);
+    assert_eq!(silent.level, Level::SILENCE);
+    // A full-scale 1 kHz square wave: the loudest thing the band lets through.
+    let square = |_| -> Frame { core::array::from_fn(|i| if i % 16 < 8 { i16::MAX } else { i16::MIN }) };
+    let loud = (0..3).map(square).map(|f| vad.process(&f)).last().unwrap();
+    assert!(loud.speech);
+    assert!(loud.level <= Level::from_dbfs(4));
+}
+
+#[test]
+fn calibration_settles_the_floor_before_the_capture_starts() {
+    let mut n = Noise(9);
+    let room: Vec<Frame> = (0..300).map(|_| n.frame(2000)).collect();
+    let mut vad = Vad::default();
+    let cal = vad.calibrate(&room).unwrap();
+    assert!(cal.max - cal.min < yazses_core::level::Margin::from_tenth_db(60), "{cal:?}");
+    // Straight after calibration, the same noise is not speech from the first frame on.
+    assert!(run(&mut vad, (0..100).map(|_| n.frame(2000))).iter().all(|&s| !s));
+}
+
+#[test]
+fn calibration_refuses_too_little_audio_or_a_room_that_was_not_quiet() {
+    let mut n = Noise(2);
+    let mut vad = Vad::default();
+    let short: Vec<Frame> = (0..20).map(|_| n.frame(100)).collect();
+    assert_eq!(vad.calibrate(&short), Err(CalibrationError::TooShort { frames: 20 }));
+    let mut noisy: Vec<Frame> = (0..100).map(|_| n.frame(100)).collect();
+    noisy.extend((0..50).map(|i| voiced(&mut n, 20000, 100, i)));
+    assert!(matches!(vad.calibrate(&noisy), Err(CalibrationError::NotSteady { .. })));
+    // A refused calibration leaves the detector as it was.
+    assert!(vad.calibrate(&short).is_err());
+}
+
+#[test]
+fn presets_are_valid_and_named() {
+    for p in Preset::ALL {
+        assert_eq!(p.config().validate(), Ok(()), "{}", p.name());
+        assert_eq!(Preset::from_name(p.name()), Some(p));
+    }
+    assert_eq!(VadConfig::default(), Vad::DEFAULT);
+    let bad = VadConfig { off_margin: yazses_core::level::Margin(10_000), ..Vad::DEFAULT };
+    assert_eq!(bad.validate(), Err(VadConfigError::Hysteresis));
+}
