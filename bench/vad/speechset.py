@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Makes noisy-speech test audio with known speech boundaries.
 
-Speech comes from espeak-ng (resampled to 16 kHz by sox); noise (white, pink, babble of
+Speech comes from espeak-ng (resampled to 16 kHz by sox, without dither so the output is repeatable); noise (white, pink, babble of
 other espeak-ng talkers, mains hum) is mixed in at a chosen SNR, where SNR is the power
 of the active speech frames over the power of the noise. The ground truth comes from the
 clean speech: a 10 ms frame is speech when its level is within 40 dB of the loudest
@@ -72,7 +72,7 @@ def espeak(text, voice="en-us", speed=165, pitch=50):
         raw = os.path.join(d, "s.wav")
         out = os.path.join(d, "o.wav")
         subprocess.run(["espeak-ng", "-v", voice, "-s", str(speed), "-p", str(pitch), "-w", raw, text], check=True)
-        subprocess.run(["sox", raw, "-r", str(RATE), "-c", "1", "-b", "16", out], check=True)
+        subprocess.run(["sox", "-D", raw, "-r", str(RATE), "-c", "1", "-b", "16", out], check=True)
         return read_wav(out)
 
 
@@ -226,6 +226,11 @@ def make_utterance(rng, idx, pause_s, lead_s, tail_s, level_dbfs):
     return text + " " + second, clean, lab
 
 
+def pairs(noises, snrs):
+    """(noise, snr) pairs: every combination, or the explicit pairs when `snrs` is None."""
+    return [(n, s) for n in noises for s in snrs] if snrs else list(noises)
+
+
 def build(set_name, out_dir, seed):
     rng = random.Random(seed)
     os.makedirs(out_dir, exist_ok=True)
@@ -233,7 +238,7 @@ def build(set_name, out_dir, seed):
         n_utt, snrs, noises, noise_only = 10, [20, 10, 5], list(NOISES), 3
         pauses = [0.3, 0.5, 0.8]
     else:
-        n_utt, snrs, noises, noise_only = 2, [10], ["pink", "babble"], 1
+        n_utt, snrs, noises, noise_only = 1, None, [("pink", 10), ("white", 5)], 1
         pauses = [0.6]
     entries = []
     for u in range(n_utt):
@@ -248,25 +253,25 @@ def build(set_name, out_dir, seed):
         write_wav(os.path.join(out_dir, name), clean)
         entries.append(dict(file=name, kind="speech", noise="clean", snr=None, **truth))
         sp = active_power(clean, lab)
-        for noise in noises:
-            for snr in snrs:
-                nz = scaled(NOISES[noise](len(clean), rng), sp / 10 ** (snr / 10))
-                mix = [c + z for c, z in zip(clean, nz)]
-                peak = max(abs(s) for s in mix)
-                if peak > 0.99:
-                    mix = [s * 0.99 / peak for s in mix]
-                name = f"utt{u:02d}_{noise}_{snr}db.wav"
-                write_wav(os.path.join(out_dir, name), mix)
-                entries.append(dict(file=name, kind="speech", noise=noise, snr=snr, **truth))
-    for noise in noises:
-        for snr in snrs:
-            for k in range(noise_only):
-                # Noise as loud as it would be under speech at -26 dBFS with this SNR.
-                n = 10 * RATE
-                nz = scaled(NOISES[noise](n, rng), 10 ** ((-26.0 - snr) / 10))
-                name = f"noise{k}_{noise}_{snr}db.wav"
-                write_wav(os.path.join(out_dir, name), nz)
-                entries.append(dict(file=name, kind="noise", noise=noise, snr=snr, segments=[]))
+        for noise, snr in pairs(noises, snrs):
+            nz = scaled(NOISES[noise](len(clean), rng), sp / 10 ** (snr / 10))
+            mix = [c + z for c, z in zip(clean, nz)]
+            peak = max(abs(s) for s in mix)
+            if peak > 0.99:
+                mix = [s * 0.99 / peak for s in mix]
+            name = f"utt{u:02d}_{noise}_{snr}db.wav"
+            write_wav(os.path.join(out_dir, name), mix)
+            entries.append(dict(file=name, kind="speech", noise=noise, snr=snr, **truth))
+    only = noises if snrs else [("babble", 10)]
+    for noise, snr in pairs(only, snrs):
+        for k in range(noise_only):
+            # Noise as loud as it would be under speech at -26 dBFS with this SNR,
+            # long enough for the no-speech deadline (8 s).
+            n = (10 if snrs else 9) * RATE
+            nz = scaled(NOISES[noise](n, rng), 10 ** ((-26.0 - snr) / 10))
+            name = f"noise{k}_{noise}_{snr}db.wav"
+            write_wav(os.path.join(out_dir, name), nz)
+            entries.append(dict(file=name, kind="noise", noise=noise, snr=snr, segments=[]))
     with open(os.path.join(out_dir, "manifest.json"), "w") as f:
         json.dump({"set": set_name, "seed": seed, "frame_ms": 10, "files": entries}, f, indent=1)
     print(f"wrote {len(entries)} files to {out_dir}")

@@ -14,7 +14,10 @@ struct Timeline {
 
 impl Timeline {
     fn new(config: EndpointConfig) -> Self {
-        Timeline { ep: Endpoint::new(config, Instant::ZERO), now: Instant::ZERO }
+        Timeline {
+            ep: Endpoint::new(config, Instant::ZERO),
+            now: Instant::ZERO,
+        }
     }
 
     /// Frames of `speech` until `until_ms`; returns the last decision.
@@ -35,7 +38,9 @@ impl Timeline {
     fn expect_continue(&mut self, until_ms: u64, speech: bool, poll_at_ms: u64) {
         assert_eq!(
             self.until(until_ms, speech),
-            Decision::Continue { poll_at: Instant::from_millis(poll_at_ms) },
+            Decision::Continue {
+                poll_at: Instant::from_millis(poll_at_ms)
+            },
             "at {until_ms} ms"
         );
     }
@@ -84,7 +89,10 @@ fn pauses_just_shorter_than_end_silence_never_stop_it() {
         at += 1190 + 200;
         t.expect_continue(at, true, at + 1200);
     }
-    assert_eq!(t.expect_stop(at + 1200, false).reason, StopReason::EndOfSpeech);
+    assert_eq!(
+        t.expect_stop(at + 1200, false).reason,
+        StopReason::EndOfSpeech
+    );
 }
 
 #[test]
@@ -92,7 +100,15 @@ fn no_speech_within_8_s_ends_with_no_answer() {
     let mut t = Timeline::new(EndpointConfig::default());
     t.expect_continue(7990, false, 8000);
     let stop = t.expect_stop(8000, false);
-    assert_eq!(stop, Stop { reason: StopReason::NoSpeech, at: ms(8000), speech_start: None, speech_end: None });
+    assert_eq!(
+        stop,
+        Stop {
+            reason: StopReason::NoSpeech,
+            at: ms(8000),
+            speech_start: None,
+            speech_end: None
+        }
+    );
 }
 
 #[test]
@@ -124,17 +140,26 @@ fn speech_in_progress_at_the_no_speech_deadline_is_not_cut_off() {
 
 #[test]
 fn the_callers_timeout_stops_a_long_answer() {
-    let config = EndpointConfig { timeout: Some(Duration::from_secs(5)), ..EndpointConfig::default() };
+    let config = EndpointConfig {
+        timeout: Some(Duration::from_secs(5)),
+        ..EndpointConfig::default()
+    };
     let mut t = Timeline::new(config);
     t.expect_continue(1000, false, 5000);
     t.expect_continue(4990, true, 5000);
     let stop = t.expect_stop(5000, true);
-    assert_eq!((stop.reason, stop.at, stop.speech_start), (StopReason::Timeout, ms(5000), Some(ms(1000))));
+    assert_eq!(
+        (stop.reason, stop.at, stop.speech_start),
+        (StopReason::Timeout, ms(5000), Some(ms(1000)))
+    );
 }
 
 #[test]
 fn a_timeout_shorter_than_no_speech_wins() {
-    let config = EndpointConfig { timeout: Some(Duration::from_secs(3)), ..EndpointConfig::default() };
+    let config = EndpointConfig {
+        timeout: Some(Duration::from_secs(3)),
+        ..EndpointConfig::default()
+    };
     let mut t = Timeline::new(config);
     t.expect_continue(2990, false, 3000);
     assert_eq!(t.expect_stop(3000, false).reason, StopReason::Timeout);
@@ -151,7 +176,10 @@ fn nonstop_speech_hits_the_hard_cap_at_120_s() {
 
 #[test]
 fn a_timeout_beyond_the_cap_is_the_cap() {
-    let config = EndpointConfig { timeout: Some(Duration::from_secs(600)), ..EndpointConfig::default() };
+    let config = EndpointConfig {
+        timeout: Some(Duration::from_secs(600)),
+        ..EndpointConfig::default()
+    };
     let mut t = Timeline::new(config);
     t.expect_continue(119_990, true, 120_000);
     assert_eq!(t.expect_stop(120_000, true).reason, StopReason::Cap);
@@ -159,7 +187,10 @@ fn a_timeout_beyond_the_cap_is_the_cap() {
 
 #[test]
 fn end_of_speech_wins_over_a_timeout_at_the_same_instant() {
-    let config = EndpointConfig { timeout: Some(Duration::from_millis(2200)), ..EndpointConfig::default() };
+    let config = EndpointConfig {
+        timeout: Some(Duration::from_millis(2200)),
+        ..EndpointConfig::default()
+    };
     let mut t = Timeline::new(config);
     t.expect_continue(1000, true, 2200);
     assert_eq!(t.expect_stop(2200, false).reason, StopReason::EndOfSpeech);
@@ -173,7 +204,10 @@ fn polling_without_frames_counts_the_gap_as_silence() {
     }
     assert_eq!(ep.poll_at(), ms(1700));
     assert_eq!(ep.poll(ms(1690)), Decision::Continue { poll_at: ms(1700) });
-    assert_eq!(ep.poll(ms(1700)).stop().map(|s| s.reason), Some(StopReason::EndOfSpeech));
+    assert_eq!(
+        ep.poll(ms(1700)).stop().map(|s| s.reason),
+        Some(StopReason::EndOfSpeech)
+    );
 }
 
 #[test]
@@ -181,7 +215,28 @@ fn configs_that_cannot_work_are_refused_by_validate() {
     use yazses_core::endpoint::EndpointConfigError as E;
     let ok = EndpointConfig::default();
     assert_eq!(ok.validate(), Ok(()));
-    assert_eq!(EndpointConfig { end_silence: Duration::ZERO, ..ok }.validate(), Err(E::ZeroEndSilence));
-    assert_eq!(EndpointConfig { timeout: Some(Duration::ZERO), ..ok }.validate(), Err(E::ZeroTimeout));
-    assert_eq!(EndpointConfig { min_speech: Duration::from_secs(9), ..ok }.validate(), Err(E::MinSpeechTooLong));
+    assert_eq!(
+        EndpointConfig {
+            end_silence: Duration::ZERO,
+            ..ok
+        }
+        .validate(),
+        Err(E::ZeroEndSilence)
+    );
+    assert_eq!(
+        EndpointConfig {
+            timeout: Some(Duration::ZERO),
+            ..ok
+        }
+        .validate(),
+        Err(E::ZeroTimeout)
+    );
+    assert_eq!(
+        EndpointConfig {
+            min_speech: Duration::from_secs(9),
+            ..ok
+        }
+        .validate(),
+        Err(E::MinSpeechTooLong)
+    );
 }

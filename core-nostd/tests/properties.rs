@@ -7,7 +7,11 @@ use yazses_core::endpoint::{EndpointConfig, Stop};
 use yazses_core::time::Instant;
 use yazses_core::vad::{Preset, Vad};
 
-fn decisions(samples: &[i16], chunks: &[usize], preset: Preset) -> (Vec<FrameReport>, Option<Stop>) {
+fn decisions(
+    samples: &[i16],
+    chunks: &[usize],
+    preset: Preset,
+) -> (Vec<FrameReport>, Option<Stop>) {
     let mut capture = Autostop::new(preset.config(), EndpointConfig::default(), Instant::ZERO);
     let mut frames = Vec::new();
     let mut rest = samples;

@@ -43,7 +43,11 @@ fn steady_noise_alone_is_never_speech_at_any_level() {
         let mut n = Noise(7);
         let mut vad = Vad::default();
         let speech = run(&mut vad, (0..1000).map(|_| n.frame(amp)));
-        assert_eq!(speech.iter().filter(|&&s| s).count(), 0, "noise amplitude {amp}");
+        assert_eq!(
+            speech.iter().filter(|&&s| s).count(),
+            0,
+            "noise amplitude {amp}"
+        );
     }
 }
 
@@ -91,7 +95,8 @@ fn digital_silence_and_full_scale_do_not_break_it() {
     assert!(!silent.speech);
     assert_eq!(silent.level, Level::SILENCE);
     // A full-scale 1 kHz square wave: the loudest thing the band lets through.
-    let square = |_| -> Frame { core::array::from_fn(|i| if i % 16 < 8 { i16::MAX } else { i16::MIN }) };
+    let square =
+        |_| -> Frame { core::array::from_fn(|i| if i % 16 < 8 { i16::MAX } else { i16::MIN }) };
     let loud = (0..3).map(square).map(|f| vad.process(&f)).last().unwrap();
     assert!(loud.speech);
     assert!(loud.level <= Level::from_dbfs(4));
@@ -103,9 +108,16 @@ fn calibration_settles_the_floor_before_the_capture_starts() {
     let room: Vec<Frame> = (0..300).map(|_| n.frame(2000)).collect();
     let mut vad = Vad::default();
     let cal = vad.calibrate(&room).unwrap();
-    assert!(cal.max - cal.min < yazses_core::level::Margin::from_tenth_db(60), "{cal:?}");
+    assert!(
+        cal.max - cal.min < yazses_core::level::Margin::from_tenth_db(60),
+        "{cal:?}"
+    );
     // Straight after calibration, the same noise is not speech from the first frame on.
-    assert!(run(&mut vad, (0..100).map(|_| n.frame(2000))).iter().all(|&s| !s));
+    assert!(
+        run(&mut vad, (0..100).map(|_| n.frame(2000)))
+            .iter()
+            .all(|&s| !s)
+    );
 }
 
 #[test]
@@ -113,10 +125,16 @@ fn calibration_refuses_too_little_audio_or_a_room_that_was_not_quiet() {
     let mut n = Noise(2);
     let mut vad = Vad::default();
     let short: Vec<Frame> = (0..20).map(|_| n.frame(100)).collect();
-    assert_eq!(vad.calibrate(&short), Err(CalibrationError::TooShort { frames: 20 }));
+    assert_eq!(
+        vad.calibrate(&short),
+        Err(CalibrationError::TooShort { frames: 20 })
+    );
     let mut noisy: Vec<Frame> = (0..100).map(|_| n.frame(100)).collect();
     noisy.extend((0..50).map(|i| voiced(&mut n, 20000, 100, i)));
-    assert!(matches!(vad.calibrate(&noisy), Err(CalibrationError::NotSteady { .. })));
+    assert!(matches!(
+        vad.calibrate(&noisy),
+        Err(CalibrationError::NotSteady { .. })
+    ));
     // A refused calibration leaves the detector as it was.
     assert!(vad.calibrate(&short).is_err());
 }
@@ -128,6 +146,9 @@ fn presets_are_valid_and_named() {
         assert_eq!(Preset::from_name(p.name()), Some(p));
     }
     assert_eq!(VadConfig::default(), Vad::DEFAULT);
-    let bad = VadConfig { off_margin: yazses_core::level::Margin(10_000), ..Vad::DEFAULT };
+    let bad = VadConfig {
+        off_margin: yazses_core::level::Margin(10_000),
+        ..Vad::DEFAULT
+    };
     assert_eq!(bad.validate(), Err(VadConfigError::Hysteresis));
 }
