@@ -166,7 +166,8 @@ fn read_samples<R: io::Read>(
     path: &Path,
     promised: u64,
 ) -> Result<Vec<f32>, AudioError> {
-    let mut out = Vec::with_capacity(promised.min(1 << 28) as usize);
+    // The header's length is a claim, not a fact: reserve at most 4 Mi samples up front.
+    let mut out = Vec::with_capacity(promised.min(1 << 22) as usize);
     let mut fail: Option<hound::Error> = None;
     match (spec.sample_format, spec.bits_per_sample) {
         (hound::SampleFormat::Float, 32) => {

@@ -1,0 +1,242 @@
+//! `yazses vad` as a user runs it: the real binary, real files, stdout and stderr.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn yazses(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_yazses"))
+        .args(args)
+        .output()
+        .expect("run yazses")
+}
+
+fn fixture(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../fixtures/vad")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+fn temp_file(name: &str, bytes: &[u8]) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("yazses-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).unwrap();
+    path
+}
+
+fn wav(samples: &[i16], rate: u32, channels: u16) -> Vec<u8> {
+    let mut cur = std::io::Cursor::new(Vec::new());
+    let spec = hound::WavSpec {
+        channels,
+        sample_rate: rate,
+        bits_per_sample: 16,
+        sample_format: hound::SampleFormat::Int,
+    };
+    let mut w = hound::WavWriter::new(&mut cur, spec).unwrap();
+    for &s in samples {
+        w.write_sample(s).unwrap();
+    }
+    w.finalize().unwrap();
+    cur.into_inner()
+}
+
+/// A failed run: non-zero exit, nothing on stdout, one sentence on stderr, no panic.
+fn assert_clear_failure(out: &Output, mentions: &str) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "should fail: {stderr}");
+    assert!(
+        out.stdout.is_empty(),
+        "stdout must stay empty: {:?}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "one line: {stderr}");
+    assert!(stderr.starts_with("yazses: error: "), "{stderr}");
+    assert!(
+        stderr.contains(mentions),
+        "{stderr} should mention {mentions:?}"
+    );
+}
+
+#[test]
+fn json_output_is_exactly_one_object_of_the_documented_shape() {
+    let out = yazses(&["vad", "--json", &fixture("utt00_pink_10db.wav")]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(stdout.lines().count(), 1);
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let keys = |v: &serde_json::Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
+    assert_eq!(
+        keys(&v),
+        ["autostop", "frame_ms", "sample_rate", "segments"]
+    );
+    assert_eq!(
+        (v["sample_rate"].as_u64(), v["frame_ms"].as_u64()),
+        (Some(16000), Some(10))
+    );
+    assert_eq!(
+        keys(&v["autostop"]),
+        ["speech_start_ms", "stop_at_ms", "stopped_because"]
+    );
+    assert_eq!(v["autostop"]["stopped_because"], "end_of_speech");
+    assert!(v["autostop"]["speech_start_ms"].is_u64());
+    let segs = v["segments"].as_array().unwrap();
+    assert!(!segs.is_empty());
+    for s in segs {
+        assert_eq!(keys(s), ["end_ms", "start_ms"]);
+        assert!(s["start_ms"].as_u64() < s["end_ms"].as_u64());
+    }
+}
+
+#[test]
+fn flags_change_the_decision() {
+    let f = fixture("noise0_babble_10db.wav");
+    let json = |args: &[&str]| -> serde_json::Value {
+        let out = yazses(&[&["vad", "--json"], args, &[f.as_str()]].concat());
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    assert_eq!(json(&[])["autostop"]["stopped_because"], "no_speech");
+    assert_eq!(
+        json(&["--no-speech-ms", "3000"])["autostop"]["stop_at_ms"],
+        3000
+    );
+    let t = json(&["--timeout-ms", "2500"]);
+    assert_eq!(
+        (
+            t["autostop"]["stopped_because"].as_str(),
+            t["autostop"]["stop_at_ms"].as_u64()
+        ),
+        (Some("timeout"), Some(2500))
+    );
+    assert_eq!(
+        json(&["--no-speech-ms", "20000"])["autostop"]["stopped_because"],
+        "end_of_input"
+    );
+    let speech = fixture("utt00_clean.wav");
+    let stop = |ms: &str, preset: &str| {
+        let out = yazses(&[
+            "vad",
+            "--json",
+            "--end-silence-ms",
+            ms,
+            "--preset",
+            preset,
+            &speech,
+        ]);
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["autostop"]["stop_at_ms"].as_u64().unwrap()
+    };
+    assert_eq!(stop("1500", "default"), stop("1200", "default") + 300);
+    assert!(stop("1200", "noisy") > 0 && stop("1200", "quiet_room") > 0);
+}
+
+#[test]
+fn text_output_lists_segments_and_the_decision() {
+    let out = yazses(&["vad", &fixture("utt00_clean.wav")]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("speech "), "{text}");
+    assert!(
+        text.lines()
+            .last()
+            .unwrap()
+            .starts_with("autostop: end_of_speech at "),
+        "{text}"
+    );
+}
+
+#[test]
+fn other_rates_and_stereo_are_converted_first() {
+    let samples = vec![0i16; 44_100 * 2 * 2];
+    let path = temp_file("stereo44k.wav", &wav(&samples, 44_100, 2));
+    let out = yazses(&["vad", "--json", path.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["autostop"]["stop_at_ms"], 2000);
+    assert_eq!(v["autostop"]["stopped_because"], "end_of_input");
+}
+
+#[test]
+fn a_plot_is_a_png() {
+    let dir = std::env::temp_dir().join(format!("yazses-plot-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let png = dir.join("p.png");
+    let out = yazses(&[
+        "vad",
+        "--plot",
+        png.to_str().unwrap(),
+        &fixture("utt00_white_5db.wav"),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let bytes = std::fs::read(&png).unwrap();
+    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
+    assert!(bytes.len() > 20_000);
+}
+
+#[test]
+fn bad_files_fail_with_one_clear_sentence() {
+    let full = wav(&[100; 1600], 16_000, 1);
+    let mut corrupt = full.clone();
+    corrupt[20] = 7; // format tag: neither PCM nor float
+    let cases: Vec<(PathBuf, &str)> = vec![
+        (
+            temp_file("empty.wav", &wav(&[], 16_000, 1)),
+            "holds no audio",
+        ),
+        (
+            temp_file("zero-bytes.wav", b""),
+            "is not a readable WAV file",
+        ),
+        (
+            temp_file("text.wav", b"this is plainly not a RIFF file, just text\n"),
+            "is not a readable WAV file",
+        ),
+        (
+            temp_file("truncated.wav", &full[..full.len() - 1001]),
+            "is truncated",
+        ),
+        (
+            temp_file("header-only.wav", &full[..30]),
+            "is not a readable WAV file",
+        ),
+        (temp_file("corrupt.wav", &corrupt), "corrupt.wav"),
+        (std::env::temp_dir(), "is not a regular file"),
+        (
+            PathBuf::from("/nonexistent/answer.wav"),
+            "cannot read /nonexistent/answer.wav",
+        ),
+    ];
+    for (path, mentions) in &cases {
+        let p = path.to_str().unwrap();
+        assert_clear_failure(&yazses(&["vad", p]), mentions);
+        assert_clear_failure(&yazses(&["vad", "--json", p]), mentions);
+    }
+}
+
+#[test]
+fn bad_flags_are_refused_by_name() {
+    let out = yazses(&["vad", "--preset", "loud", &fixture("utt00_clean.wav")]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown preset \"loud\""));
+    let out = yazses(&["vad", "--end-silence-ms", "0", &fixture("utt00_clean.wav")]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--end-silence-ms"));
+}
