@@ -32,6 +32,9 @@ pub enum PlotError {
     },
 }
 
+/// Picks one of the levels a frame reports.
+type LevelOf = fn(&yazses_core::vad::VadFrame) -> yazses_core::level::Level;
+
 const FONT_PATHS: &[&str] = &[
     "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
     "/usr/share/fonts/TTF/DejaVuSans.ttf",
@@ -119,11 +122,7 @@ pub fn draw(analysis: &Analysis, samples: &[i16], path: &Path) -> Result<(), Plo
         .draw()
         .map_err(|e| fail(&e))?;
     let t = |f: &yazses_core::autostop::FrameReport| f.end.total_micros() as f64 / 1e6;
-    let series: [(
-        &str,
-        RGBColor,
-        fn(&yazses_core::vad::VadFrame) -> yazses_core::level::Level,
-    ); 5] = [
+    let series: [(&str, RGBColor, LevelOf); 5] = [
         ("frame level", RGBColor(170, 170, 170), |v| v.level),
         ("smoothed level", BLACK, |v| v.smoothed),
         ("noise floor", RGBColor(0, 140, 0), |v| v.floor),
