@@ -152,3 +152,13 @@ fn presets_are_valid_and_named() {
     };
     assert_eq!(bad.validate(), Err(VadConfigError::Hysteresis));
 }
+
+#[test]
+fn the_whole_detector_state_is_small() {
+    // It lives in a static on the MCU: keep it a few cache lines.
+    assert!(
+        core::mem::size_of::<Vad>() <= 160,
+        "{} bytes",
+        core::mem::size_of::<Vad>()
+    );
+}
