@@ -45,7 +45,7 @@ pub struct VadArgs {
     /// Overall limit, in milliseconds (the hard cap of 120 s applies regardless).
     #[arg(long, value_parser = clap::value_parser!(u64).range(10..=120_000))]
     pub timeout_ms: Option<u64>,
-    /// Detector tuning.
+    /// Detector tuning: default, quiet_room (soft speech in a silent room) or noisy (cafés, open offices).
     #[arg(long, default_value = "default", value_parser = parse_preset)]
     pub preset: Preset,
     /// Also draw waveform, levels, thresholds and decisions to this PNG file.
