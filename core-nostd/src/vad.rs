@@ -34,7 +34,8 @@ use core::fmt;
 pub const BLOCK_FRAMES: u16 = 20;
 /// Blocks in the noise-floor window: 8 x 200 ms = 1.6 s.
 pub const FLOOR_BLOCKS: usize = 8;
-/// Noise mean and deviation move by `1 / 2^5` of the gap per non-speech frame (320 ms).
+/// Noise mean and deviation move by `1 / 2^5` of the gap per frame they learn from while
+/// speech is off (320 ms).
 const NOISE_SHIFT: u32 = 5;
 /// Until it has measured the noise, the detector assumes it fluctuates by 2 dB, so the
 /// first frames of a capture that opens on babble do not start speech...
@@ -64,7 +65,7 @@ pub struct VadConfig {
     /// No speech below this level, however low the floor.
     pub min_on: Level,
     /// How far above the running mean of the noise the level must rise, on top of
-    /// `noise_dev_gain` times the noise's mean deviation (Q8 log2).
+    /// `noise_dev_gain_q4` times the noise's mean deviation (Q8 log2).
     pub mean_margin: Margin,
     /// Multiplier of the noise's mean absolute deviation, Q4 (48 is 3.0): fluctuating
     /// noise (babble) needs more headroom than steady noise (a fan).
@@ -419,8 +420,9 @@ impl Vad {
             // Learn the noise from the frames near the minimum-statistics floor, whatever
             // the state: loud speech stays out, the noise's own peaks and troughs go in,
             // and the window is anchored to the floor so speech cannot ratchet it up. The
-            // first frames average faster (1/2, 1/4, ... 1/32) so a capture that starts
-            // in noise settles within a few hundred milliseconds.
+            // first frames average faster (1/8, 1/16, then 1/32, after the prior's weight
+            // of INITIAL_NOISE_WEIGHT) so a capture that starts in noise settles within a
+            // few hundred milliseconds.
             let settled = if self.speech {
                 NOISE_SHIFT_SPEECH
             } else {
