@@ -9,7 +9,8 @@ use yazses_core::endpoint::EndpointConfig;
 use yazses_core::time::Duration;
 use yazses_core::vad::Preset;
 
-use crate::{analysis, audio, plot};
+use crate::transcribe::{self, Engine, Options, Transcript};
+use crate::{analysis, audio, model, plot};
 
 /// Voice input for people and AI agents.
 #[derive(Debug, Parser)]
@@ -26,6 +27,78 @@ pub enum Command {
     /// Run the voice-activity detector and the end-of-speech policy over a WAV file:
     /// print the speech segments and where a capture of it would have stopped, and why.
     Vad(VadArgs),
+    /// Transcribe audio files (WAV, FLAC, MP3, Ogg/Vorbis) with whisper.
+    Transcribe(TranscribeArgs),
+    /// List, fetch, locate or import whisper models.
+    #[command(subcommand)]
+    Model(ModelCommand),
+}
+
+/// Output formats of `yazses transcribe`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// The text, one line per file.
+    Txt,
+    /// One JSON object per file, one per line.
+    Json,
+    /// SubRip subtitles.
+    Srt,
+    /// WebVTT subtitles.
+    Vtt,
+}
+
+/// `yazses transcribe`.
+#[derive(Debug, Args)]
+pub struct TranscribeArgs {
+    /// The audio files.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "txt")]
+    pub format: Format,
+    /// Spoken language (en, de, fr, ...), or auto to detect it (multilingual models only).
+    #[arg(long)]
+    pub language: Option<String>,
+    /// A model name (see `yazses model list`) or the path of a ggml file.
+    #[arg(long, env = "YAZSES_MODEL", default_value = model::DEFAULT_MODEL)]
+    pub model: String,
+    /// Threads for whisper (0: one per core).
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
+    /// Refuse files longer than this, in seconds.
+    #[arg(long, default_value_t = audio::Limits::default().max_secs)]
+    pub max_duration_s: u64,
+    /// Refuse files larger than this, in MiB.
+    #[arg(long, default_value_t = audio::Limits::default().max_bytes >> 20)]
+    pub max_file_mib: u64,
+}
+
+/// `yazses model ...`.
+#[derive(Debug, Subcommand)]
+pub enum ModelCommand {
+    /// The official models, their sizes, and which are installed.
+    List,
+    /// Download an official model, verify its SHA-256, and install it.
+    Fetch {
+        /// The model's name, such as tiny.en or base.en-q5_1.
+        name: String,
+    },
+    /// Print where a model's file is (or the models directory, without a name).
+    Path {
+        /// The model's name.
+        name: Option<String>,
+    },
+    /// Convert a faster-whisper (CTranslate2) model directory into a ggml model.
+    Import {
+        /// The directory holding model.bin, config.json and vocabulary.txt (or tokenizer.json).
+        dir: PathBuf,
+        /// The name to install it under (then `--model NAME` uses it).
+        #[arg(long)]
+        name: String,
+        /// Write here instead of the models directory.
+        #[arg(long, value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
 }
 
 /// `yazses vad`.
@@ -64,11 +137,13 @@ fn parse_preset(s: &str) -> Result<Preset, String> {
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Vad(args) => vad(args),
+        Command::Transcribe(args) => transcribe(args),
+        Command::Model(cmd) => model_command(cmd),
     }
 }
 
 fn vad(args: VadArgs) -> anyhow::Result<()> {
-    let audio = audio::read_wav(&args.file)?;
+    let audio = audio::read(&args.file, &audio::Limits::default())?;
     let endpoint = EndpointConfig {
         end_silence: Duration::from_millis(args.end_silence_ms),
         no_speech: Duration::from_millis(args.no_speech_ms),
@@ -93,4 +168,182 @@ fn vad(args: VadArgs) -> anyhow::Result<()> {
         .write_all(text.as_bytes())
         .context("writing to stdout")?;
     Ok(())
+}
+
+fn transcribe(args: TranscribeArgs) -> anyhow::Result<()> {
+    let path = model::resolve(&args.model)?;
+    let engine = Engine::load(&path)?;
+    let options = Options {
+        language: args.language.clone(),
+        threads: args.threads,
+        limits: audio::Limits {
+            max_bytes: args.max_file_mib.saturating_mul(1 << 20),
+            max_secs: args.max_duration_s,
+        },
+        cancel: None,
+    };
+    let many = args.files.len() > 1;
+    let mut failed = 0usize;
+    for file in &args.files {
+        let bar = progress_bar(file);
+        let ticker = bar.clone();
+        let result = transcribe::transcribe_file(&engine, file, &options, move |pct| {
+            ticker.set_position(pct.clamp(0, 100) as u64)
+        });
+        bar.finish_and_clear();
+        match result {
+            Ok(t) => print_transcript(&t, args.format, many.then_some(file.as_path()))?,
+            // With several files, one bad file does not stop the rest.
+            Err(e) if many => {
+                failed += 1;
+                eprintln!("yazses: error: {e}");
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+    if failed > 0 {
+        anyhow::bail!(
+            "{failed} of {} files could not be transcribed",
+            args.files.len()
+        );
+    }
+    Ok(())
+}
+
+/// A percentage bar on stderr, drawn only on a terminal and only once whisper is slow
+/// enough to need one.
+fn progress_bar(file: &std::path::Path) -> indicatif::ProgressBar {
+    let bar = indicatif::ProgressBar::with_draw_target(
+        Some(100),
+        indicatif::ProgressDrawTarget::stderr_with_hz(4),
+    );
+    if let Ok(style) = indicatif::ProgressStyle::with_template("{msg} [{bar:30}] {pos}% {elapsed}")
+    {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar.set_message(file.display().to_string());
+    bar
+}
+
+fn print_transcript(
+    t: &Transcript,
+    format: Format,
+    name: Option<&std::path::Path>,
+) -> anyhow::Result<()> {
+    let text = match format {
+        Format::Json => {
+            let mut s = serde_json::to_string(t).context("serialising the transcript")?;
+            s.push('\n');
+            s
+        }
+        Format::Txt => match name {
+            Some(n) => format!("{}: {}\n", n.display(), t.text),
+            None => format!("{}\n", t.text),
+        },
+        Format::Srt => t.to_srt(),
+        Format::Vtt => t.to_vtt(),
+    };
+    if !t.heard {
+        tracing::warn!("no speech was heard; the transcript is empty");
+    }
+    std::io::stdout()
+        .lock()
+        .write_all(text.as_bytes())
+        .context("writing to stdout")
+}
+
+fn model_command(cmd: ModelCommand) -> anyhow::Result<()> {
+    let mut out = String::new();
+    match cmd {
+        ModelCommand::List => {
+            let installed = model::installed();
+            out.push_str(&format!(
+                "models directory: {}\n",
+                model::models_dir().display()
+            ));
+            out.push_str(&format!(
+                "{:<14} {:>9}  {:<12} {}\n",
+                "NAME", "SIZE", "LANGUAGES", "STATUS"
+            ));
+            for m in model::CATALOG {
+                let status = match installed.iter().find(|i| i.name == m.name) {
+                    Some(i) if i.bytes == m.bytes => "installed".to_owned(),
+                    Some(i) => format!(
+                        "installed ({} MB, not the official file)",
+                        i.bytes / 1_000_000
+                    ),
+                    None => String::new(),
+                };
+                out.push_str(&format!(
+                    "{:<14} {:>6} MB  {:<12} {}\n",
+                    m.name,
+                    m.bytes / 1_000_000,
+                    if m.multilingual {
+                        "multilingual"
+                    } else {
+                        "English"
+                    },
+                    status
+                ));
+            }
+            for i in installed.iter().filter(|i| model::known(&i.name).is_none()) {
+                out.push_str(&format!(
+                    "{:<14} {:>6} MB  {:<12} installed (imported)\n",
+                    i.name,
+                    i.bytes / 1_000_000,
+                    "?"
+                ));
+            }
+        }
+        ModelCommand::Fetch { name } => {
+            let known = model::known(&name).ok_or_else(|| {
+                let names: Vec<_> = model::CATALOG.iter().map(|m| m.name).collect();
+                anyhow::anyhow!(
+                    "{name:?} is not an official model; choose one of {}",
+                    names.join(", ")
+                )
+            })?;
+            let base = std::env::var("YAZSES_MODEL_BASE_URL")
+                .unwrap_or_else(|_| model::OFFICIAL_BASE_URL.to_owned());
+            let path = model::fetch::fetch(known, &base, &model::models_dir(), true)?;
+            out.push_str(&format!("{}\n", path.display()));
+        }
+        ModelCommand::Path { name } => {
+            let path = match name {
+                Some(n) => model::resolve(&n)?,
+                None => model::models_dir(),
+            };
+            out.push_str(&format!("{}\n", path.display()));
+        }
+        ModelCommand::Import { dir, name, output } => {
+            if !model::valid_name(&name) {
+                anyhow::bail!(
+                    "{name:?} is not a usable model name (letters, digits, '.', '-' and '_')"
+                );
+            }
+            let dest = output.unwrap_or_else(|| model::models_dir().join(model::file_name(&name)));
+            let report = model::import::import_dir(&dir, &dest)?;
+            let hp = report.hparams;
+            tracing::info!(?hp, tensors = report.tensors, "imported");
+            eprintln!(
+                "imported a {}-layer/{}-wide whisper model ({} from {}, {} tokens, {} tensors, {} MB)",
+                hp.n_audio_layer,
+                hp.n_audio_state,
+                if hp.n_vocab >= 51865 {
+                    "multilingual"
+                } else {
+                    "English-only"
+                },
+                report.source_dtype,
+                report.tokens,
+                report.tensors,
+                report.bytes / 1_000_000
+            );
+            out.push_str(&format!("{}\n", dest.display()));
+        }
+    }
+    std::io::stdout()
+        .lock()
+        .write_all(out.as_bytes())
+        .context("writing to stdout")
 }

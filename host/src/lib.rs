@@ -20,4 +20,6 @@
 pub mod analysis;
 pub mod audio;
 pub mod cli;
+pub mod model;
 pub mod plot;
+pub mod transcribe;

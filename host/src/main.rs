@@ -9,7 +9,8 @@ fn main() -> ExitCode {
         .with_writer(std::io::stderr)
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("YAZSES_LOG")
-                .unwrap_or_else(|_| "warn".into()),
+                // symphonia logs every failed probe as an error; our own error says it better.
+                .unwrap_or_else(|_| "warn,symphonia=off".into()),
         )
         .init();
     let cli = yazses::cli::Cli::parse();

@@ -203,11 +203,11 @@ fn bad_files_fail_with_one_clear_sentence() {
         ),
         (
             temp_file("zero-bytes.wav", b""),
-            "is not a readable WAV file",
+            "holds no audio",
         ),
         (
             temp_file("text.wav", b"this is plainly not a RIFF file, just text\n"),
-            "is not a readable WAV file",
+            "is not an audio file yazses can read",
         ),
         (
             temp_file("truncated.wav", &full[..full.len() - 1001]),

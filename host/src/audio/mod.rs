@@ -1,12 +1,18 @@
 //! Reading audio files into the core's contract: 16 kHz mono `i16`.
 //!
-//! WAV is decoded with `hound` (8/16/24/32-bit integer and 32-bit float PCM), downmixed
-//! to mono by averaging the channels, and resampled with `rubato` when the rate is not
-//! 16 kHz. Everything that can go wrong with a file becomes an [`AudioError`] that names
-//! the file and says what is wrong, in one sentence.
+//! [`read`] takes WAV, FLAC, MP3 and Ogg/Vorbis. WAV is decoded with `hound`
+//! (8/16/24/32-bit integer and 32-bit float PCM), which tells a truncated file from a
+//! corrupt one; the rest, and WAV encodings hound does not read, go through `symphonia`
+//! ([`decode`]). Channels are averaged to mono and the result resampled with `rubato` when
+//! the rate is not 16 kHz. Everything that can go wrong with a file becomes an
+//! [`AudioError`] that names the file and says what is wrong, in one sentence; files over
+//! the caller's [`Limits`] are refused before they are decoded (size) or as soon as the
+//! decoder passes the duration cap.
+
+pub mod decode;
 
 use std::fs;
-use std::io::{self, BufReader};
+use std::io::{self, BufReader, Read};
 use std::path::{Path, PathBuf};
 
 use rubato::{
@@ -83,6 +89,38 @@ pub enum AudioError {
         /// The format, in words.
         format: String,
     },
+    /// Not a format yazses reads.
+    #[error("{path} is not an audio file yazses can read (WAV, FLAC, MP3 or Ogg/Vorbis)")]
+    Unrecognised {
+        /// The file.
+        path: PathBuf,
+    },
+    /// A recognised format whose contents are damaged.
+    #[error("{path} is damaged: {reason}")]
+    Corrupt {
+        /// The file.
+        path: PathBuf,
+        /// What the decoder found.
+        reason: String,
+    },
+    /// Larger than the caller accepts.
+    #[error("{path} is {bytes} bytes, over the limit of {limit}")]
+    TooLarge {
+        /// The file.
+        path: PathBuf,
+        /// Its size.
+        bytes: u64,
+        /// The limit.
+        limit: u64,
+    },
+    /// Longer than the caller accepts.
+    #[error("{path} is longer than the limit of {limit_secs} s")]
+    TooLong {
+        /// The file.
+        path: PathBuf,
+        /// The limit.
+        limit_secs: u64,
+    },
     /// The resampler refused the audio.
     #[error("cannot resample {path} from {rate} Hz to 16 kHz: {reason}")]
     Resample {
@@ -93,6 +131,140 @@ pub enum AudioError {
         /// The resampler's reason.
         reason: String,
     },
+}
+
+/// Caps on what a caller will decode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Largest file accepted, in bytes.
+    pub max_bytes: u64,
+    /// Longest audio accepted, in seconds.
+    pub max_secs: u64,
+}
+
+impl Default for Limits {
+    /// 1 GiB and 3 hours.
+    fn default() -> Self {
+        Limits {
+            max_bytes: 1 << 30,
+            max_secs: 3 * 3600,
+        }
+    }
+}
+
+/// Reads an audio file of any supported format and converts it to 16 kHz mono.
+pub fn read(path: &Path, limits: &Limits) -> Result<Audio, AudioError> {
+    let io_err = |source| AudioError::Io {
+        path: path.to_owned(),
+        source,
+    };
+    let meta = fs::metadata(path).map_err(io_err)?;
+    if !meta.is_file() {
+        return Err(AudioError::NotAFile {
+            path: path.to_owned(),
+        });
+    }
+    if meta.len() > limits.max_bytes {
+        return Err(AudioError::TooLarge {
+            path: path.to_owned(),
+            bytes: meta.len(),
+            limit: limits.max_bytes,
+        });
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    fs::File::open(path)
+        .and_then(|f| f.take(limits.max_bytes + 1).read_to_end(&mut bytes))
+        .map_err(io_err)?;
+    decode_bytes(bytes, path, limits)
+}
+
+/// Decodes a whole file held in memory; `path` names it in errors and its extension
+/// helps recognise the format.
+pub fn decode_bytes(bytes: Vec<u8>, path: &Path, limits: &Limits) -> Result<Audio, AudioError> {
+    if bytes.is_empty() {
+        return Err(AudioError::Empty {
+            path: path.to_owned(),
+        });
+    }
+    let is_riff = bytes.len() >= 12 && &bytes[..4] == b"RIFF" && &bytes[8..12] == b"WAVE";
+    let wav_error = if is_riff {
+        match decode_wav(io::Cursor::new(&bytes), path) {
+            Ok(audio) => return check_duration(audio, path, limits),
+            // hound reads PCM and float; other WAV encodings may still be symphonia's.
+            Err(e @ (AudioError::NotWav { .. } | AudioError::Unsupported { .. })) => Some(e),
+            Err(e) => return Err(e),
+        }
+    } else {
+        None
+    };
+    let extension = path.extension().and_then(|e| e.to_str()).map(str::to_owned);
+    let decoded = decode::decode(
+        Box::new(io::Cursor::new(bytes)),
+        extension.as_deref(),
+        limits.max_secs,
+    );
+    let decoded = match (decoded, wav_error) {
+        (Ok(d), _) => d,
+        (Err(_), Some(wav)) => return Err(wav),
+        (Err(e), None) => {
+            return Err(match e {
+                decode::DecodeError::Unrecognised => AudioError::Unrecognised {
+                    path: path.to_owned(),
+                },
+                decode::DecodeError::Invalid(reason) => AudioError::Corrupt {
+                    path: path.to_owned(),
+                    reason,
+                },
+                decode::DecodeError::Empty => AudioError::Empty {
+                    path: path.to_owned(),
+                },
+                decode::DecodeError::TooLong { limit_secs } => AudioError::TooLong {
+                    path: path.to_owned(),
+                    limit_secs,
+                },
+            });
+        }
+    };
+    if decoded.skipped_packets > 0 {
+        tracing::warn!(
+            path = %path.display(),
+            skipped = decoded.skipped_packets,
+            "some packets could not be decoded and were skipped"
+        );
+    }
+    let samples = to_16k(decoded.mono, decoded.rate, path)?;
+    check_duration(
+        Audio {
+            samples,
+            source_rate: decoded.rate,
+            source_channels: decoded.channels,
+        },
+        path,
+        limits,
+    )
+}
+
+fn check_duration(audio: Audio, path: &Path, limits: &Limits) -> Result<Audio, AudioError> {
+    if audio.duration_ms() > limits.max_secs.saturating_mul(1000) {
+        return Err(AudioError::TooLong {
+            path: path.to_owned(),
+            limit_secs: limits.max_secs,
+        });
+    }
+    Ok(audio)
+}
+
+fn to_16k(mono: Vec<f32>, rate: u32, path: &Path) -> Result<Vec<i16>, AudioError> {
+    let resampled = if rate == SAMPLE_RATE_HZ {
+        mono
+    } else {
+        resample(&mono, rate).map_err(|reason| AudioError::Resample {
+            path: path.to_owned(),
+            rate,
+            reason,
+        })?
+    };
+    Ok(resampled.iter().map(|&s| to_i16(s)).collect())
 }
 
 /// Reads a WAV file and converts it to 16 kHz mono.
@@ -142,16 +314,7 @@ pub fn decode_wav<R: io::Read>(reader: R, path: &Path) -> Result<Audio, AudioErr
         });
     }
     let mono = downmix(&interleaved, usize::from(channels));
-    let resampled = if spec.sample_rate == SAMPLE_RATE_HZ {
-        mono
-    } else {
-        resample(&mono, spec.sample_rate).map_err(|reason| AudioError::Resample {
-            path: path.to_owned(),
-            rate: spec.sample_rate,
-            reason,
-        })?
-    };
-    let samples = resampled.iter().map(|&s| to_i16(s)).collect();
+    let samples = to_16k(mono, spec.sample_rate, path)?;
     Ok(Audio {
         samples,
         source_rate: spec.sample_rate,

@@ -1,0 +1,674 @@
+//! `yazses model import`: a faster-whisper (CTranslate2) model directory into a ggml file.
+//!
+//! CTranslate2 names whisper's layers its own way (`encoder/layer_0/self_attention/linear_0`)
+//! and fuses the attention projections (query, key and value in one `[3d, d]` matrix in the
+//! self-attention; key and value in one `[2d, d]` matrix in the cross-attention). The
+//! importer maps each variable to the name whisper.cpp looks for
+//! (`encoder.blocks.0.attn.query.weight`), splits the fused matrices, dequantizes int8
+//! weights, and writes weights as f16 and biases, norms and positional embeddings as f32,
+//! the types whisper.cpp expects of an f16 model. Every variable's shape is checked against
+//! the shape the model's own hyper-parameters imply; a mismatch is refused with both.
+//!
+//! The key projections' biases are dropped: whisper has none, and a bias on the key adds
+//! the same amount to every score of a query, which the softmax removes.
+
+use std::fs;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use super::ct2::{self, Ct2Error, Ct2Model, DType};
+use super::ggml::{self, Hparams, TensorType};
+
+/// Why a model directory could not be imported.
+#[derive(Debug, thiserror::Error)]
+pub enum ImportError {
+    /// A file could not be read or written.
+    #[error("cannot access {path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The reason.
+        source: io::Error,
+    },
+    /// The directory lacks a file a CTranslate2 model has.
+    #[error("{dir} is not a faster-whisper model directory: it has no {what}")]
+    MissingFile {
+        /// The directory.
+        dir: PathBuf,
+        /// What is missing.
+        what: &'static str,
+    },
+    /// `model.bin` is damaged or not a CTranslate2 model.
+    #[error("{path} is not a readable CTranslate2 model: {source}")]
+    Format {
+        /// The file.
+        path: PathBuf,
+        /// What the reader found.
+        source: Ct2Error,
+    },
+    /// A CTranslate2 model of something other than whisper.
+    #[error("the model is a {found}, not a WhisperSpec model")]
+    NotWhisper {
+        /// The spec the file names.
+        found: String,
+    },
+    /// A variable whisper needs is absent.
+    #[error("the model has no variable {name}")]
+    Missing {
+        /// The CTranslate2 name.
+        name: String,
+    },
+    /// A variable has the wrong shape.
+    #[error("{name} has shape {found:?}; expected {expected:?}")]
+    Shape {
+        /// The CTranslate2 name.
+        name: String,
+        /// What the hyper-parameters imply.
+        expected: Vec<usize>,
+        /// What the file has.
+        found: Vec<usize>,
+    },
+    /// A variable's type cannot be turned into floats.
+    #[error("{name} is stored as {dtype:?} with no scale to dequantize it")]
+    DType {
+        /// The CTranslate2 name.
+        name: String,
+        /// Its type.
+        dtype: DType,
+    },
+    /// The vocabulary does not fit the model.
+    #[error("the vocabulary does not fit the model: {0}")]
+    Vocab(String),
+}
+
+/// What an import produced.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ImportReport {
+    /// The model's shape.
+    pub hparams: Hparams,
+    /// Tensors written.
+    pub tensors: usize,
+    /// Ordinary (non-special) tokens written.
+    pub tokens: usize,
+    /// The source weights' type.
+    pub source_dtype: String,
+    /// Bytes written.
+    pub bytes: u64,
+}
+
+/// Converts the CTranslate2 model in `dir` into a ggml file at `out`, written to a
+/// temporary file beside it and renamed into place, so `out` is never half-written.
+pub fn import_dir(dir: &Path, out: &Path) -> Result<ImportReport, ImportError> {
+    let bin = dir.join("model.bin");
+    if !bin.is_file() {
+        return Err(ImportError::MissingFile {
+            dir: dir.to_owned(),
+            what: "model.bin",
+        });
+    }
+    let io_err = |path: &Path| {
+        let path = path.to_owned();
+        move |source| ImportError::Io { path, source }
+    };
+    let vocab = read_vocabulary(dir)?;
+    let bytes = fs::read(&bin).map_err(io_err(&bin))?;
+    let model = ct2::parse(&bytes).map_err(|source| ImportError::Format {
+        path: bin.clone(),
+        source,
+    })?;
+    drop(bytes);
+    if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
+        fs::create_dir_all(parent).map_err(io_err(parent))?;
+    }
+    let tmp = out.with_extension("import-tmp");
+    let result = (|| {
+        let file = fs::File::create(&tmp).map_err(io_err(&tmp))?;
+        let mut w = BufWriter::new(file);
+        let mut report = convert(&model, &vocab, &mut w).map_err(|e| match e {
+            ConvertError::Import(e) => e,
+            ConvertError::Io(source) => ImportError::Io {
+                path: tmp.clone(),
+                source,
+            },
+        })?;
+        let file = w.into_inner().map_err(|e| io_err(&tmp)(e.into_error()))?;
+        file.sync_all().map_err(io_err(&tmp))?;
+        report.bytes = file.metadata().map_err(io_err(&tmp))?.len();
+        fs::rename(&tmp, out).map_err(io_err(out))?;
+        Ok(report)
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// Reads the token list: `vocabulary.txt` (one per line), `vocabulary.json` (an array) or
+/// `tokenizer.json` (the Hugging Face tokenizer, ids in `model.vocab` and `added_tokens`).
+pub fn read_vocabulary(dir: &Path) -> Result<Vec<String>, ImportError> {
+    let io_err = |path: &Path| {
+        let path = path.to_owned();
+        move |source| ImportError::Io { path, source }
+    };
+    let txt = dir.join("vocabulary.txt");
+    if txt.is_file() {
+        let text = fs::read_to_string(&txt).map_err(io_err(&txt))?;
+        return Ok(text.lines().map(str::to_owned).collect());
+    }
+    let json = dir.join("vocabulary.json");
+    if json.is_file() {
+        let text = fs::read_to_string(&json).map_err(io_err(&json))?;
+        return serde_json::from_str(&text)
+            .map_err(|e| ImportError::Vocab(format!("{}: {e}", json.display())));
+    }
+    let tok = dir.join("tokenizer.json");
+    if tok.is_file() {
+        let text = fs::read_to_string(&tok).map_err(io_err(&tok))?;
+        return vocabulary_from_tokenizer(&text)
+            .map_err(|e| ImportError::Vocab(format!("{}: {e}", tok.display())));
+    }
+    Err(ImportError::MissingFile {
+        dir: dir.to_owned(),
+        what: "vocabulary.txt, vocabulary.json or tokenizer.json",
+    })
+}
+
+fn vocabulary_from_tokenizer(text: &str) -> Result<Vec<String>, String> {
+    let v: serde_json::Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    let mut by_id: Vec<Option<String>> = Vec::new();
+    let mut put = |id: u64, s: &str| {
+        let id = id as usize;
+        if id >= 1 << 20 {
+            return Err(format!("token id {id} is not plausible"));
+        }
+        if by_id.len() <= id {
+            by_id.resize(id + 1, None);
+        }
+        by_id[id] = Some(s.to_owned());
+        Ok(())
+    };
+    let vocab = v["model"]["vocab"]
+        .as_object()
+        .ok_or("it has no model.vocab object")?;
+    for (tok, id) in vocab {
+        put(id.as_u64().ok_or("a token id is not a number")?, tok)?;
+    }
+    for added in v["added_tokens"].as_array().into_iter().flatten() {
+        if let (Some(id), Some(s)) = (added["id"].as_u64(), added["content"].as_str()) {
+            put(id, s)?;
+        }
+    }
+    by_id
+        .into_iter()
+        .enumerate()
+        .map(|(i, t)| t.ok_or_else(|| format!("no token has id {i}")))
+        .collect()
+}
+
+/// Conversion failures: a model problem, or the output's I/O.
+#[derive(Debug)]
+pub enum ConvertError {
+    /// The model does not convert.
+    Import(ImportError),
+    /// Writing failed.
+    Io(io::Error),
+}
+
+impl From<ImportError> for ConvertError {
+    fn from(e: ImportError) -> Self {
+        ConvertError::Import(e)
+    }
+}
+
+impl From<io::Error> for ConvertError {
+    fn from(e: io::Error) -> Self {
+        ConvertError::Io(e)
+    }
+}
+
+/// Writes the ggml file for a parsed model and its token list.
+pub fn convert<W: Write>(
+    model: &Ct2Model,
+    vocab: &[String],
+    out: &mut W,
+) -> Result<ImportReport, ConvertError> {
+    if model.spec != "WhisperSpec" {
+        return Err(ImportError::NotWhisper {
+            found: model.spec.clone(),
+        }
+        .into());
+    }
+    let src = Source(model);
+    let conv1 = src.var("encoder/conv1/weight")?;
+    let (d_a, n_mels) = match conv1.shape[..] {
+        [d, m, 3] => (d, m),
+        _ => {
+            return Err(ImportError::Shape {
+                name: "encoder/conv1/weight".into(),
+                expected: vec![0, 80, 3],
+                found: conv1.shape.clone(),
+            }
+            .into());
+        }
+    };
+    let audio_ctx = src.dim("encoder/position_encodings/encodings", 0)?;
+    let emb = src.var("decoder/embeddings/weight")?;
+    let (n_vocab, d_t) = match emb.shape[..] {
+        [v, d] => (v, d),
+        _ => {
+            return Err(ImportError::Shape {
+                name: "decoder/embeddings/weight".into(),
+                expected: vec![51864, 0],
+                found: emb.shape.clone(),
+            }
+            .into());
+        }
+    };
+    let text_ctx = src.dim("decoder/position_encodings/encodings", 0)?;
+    let hp = Hparams {
+        n_vocab: n_vocab as i32,
+        n_audio_ctx: audio_ctx as i32,
+        n_audio_state: d_a as i32,
+        n_audio_head: src.heads("encoder", d_a),
+        n_audio_layer: src.layers("encoder") as i32,
+        n_text_ctx: text_ctx as i32,
+        n_text_state: d_t as i32,
+        n_text_head: src.heads("decoder", d_t),
+        n_text_layer: src.layers("decoder") as i32,
+        n_mels: n_mels as i32,
+        ftype: 1,
+    };
+    if hp.n_audio_layer == 0 || hp.n_text_layer == 0 {
+        return Err(ImportError::Missing {
+            name: "encoder/layer_0 and decoder/layer_0".into(),
+        }
+        .into());
+    }
+
+    let eot = vocab
+        .iter()
+        .position(|t| t == "<|endoftext|>")
+        .ok_or_else(|| ImportError::Vocab("it has no <|endoftext|> token".into()))?;
+    if vocab.len() != n_vocab {
+        return Err(ImportError::Vocab(format!(
+            "{} tokens for an embedding of {n_vocab} rows",
+            vocab.len()
+        ))
+        .into());
+    }
+    let tokens = vocab[..eot]
+        .iter()
+        .map(|t| {
+            ggml::bpe_token_bytes(t)
+                .ok_or_else(|| ImportError::Vocab(format!("token {t:?} is not byte-level BPE")))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+
+    ggml::write_header(
+        out,
+        &hp,
+        &ggml::mel_filters(n_mels),
+        ggml::N_FFT_BINS,
+        &tokens,
+    )?;
+    let mut w = TensorWriter { out, count: 0 };
+    let (d, ctx) = (d_a, audio_ctx);
+    w.put(
+        &src,
+        "encoder/position_encodings/encodings",
+        &[ctx, d],
+        "encoder.positional_embedding",
+        TensorType::F32,
+    )?;
+    w.put(
+        &src,
+        "encoder/conv1/weight",
+        &[d, n_mels, 3],
+        "encoder.conv1.weight",
+        TensorType::F16,
+    )?;
+    w.put_as(
+        &src,
+        "encoder/conv1/bias",
+        &[d],
+        &[d, 1],
+        "encoder.conv1.bias",
+        TensorType::F32,
+    )?;
+    w.put(
+        &src,
+        "encoder/conv2/weight",
+        &[d, d, 3],
+        "encoder.conv2.weight",
+        TensorType::F16,
+    )?;
+    w.put_as(
+        &src,
+        "encoder/conv2/bias",
+        &[d],
+        &[d, 1],
+        "encoder.conv2.bias",
+        TensorType::F32,
+    )?;
+    for i in 0..hp.n_audio_layer {
+        let s = format!("encoder/layer_{i}");
+        let o = format!("encoder.blocks.{i}");
+        w.self_attention(
+            &src,
+            &format!("{s}/self_attention"),
+            &format!("{o}.attn"),
+            d,
+        )?;
+        w.norm(
+            &src,
+            &format!("{s}/self_attention/layer_norm"),
+            &format!("{o}.attn_ln"),
+            d,
+        )?;
+        w.mlp(&src, &s, &o, d)?;
+    }
+    w.norm(&src, "encoder/layer_norm", "encoder.ln_post", d)?;
+
+    let d = d_t;
+    w.put(
+        &src,
+        "decoder/position_encodings/encodings",
+        &[text_ctx, d],
+        "decoder.positional_embedding",
+        TensorType::F32,
+    )?;
+    w.put(
+        &src,
+        "decoder/embeddings/weight",
+        &[n_vocab, d],
+        "decoder.token_embedding.weight",
+        TensorType::F16,
+    )?;
+    for i in 0..hp.n_text_layer {
+        let s = format!("decoder/layer_{i}");
+        let o = format!("decoder.blocks.{i}");
+        w.self_attention(
+            &src,
+            &format!("{s}/self_attention"),
+            &format!("{o}.attn"),
+            d,
+        )?;
+        w.norm(
+            &src,
+            &format!("{s}/self_attention/layer_norm"),
+            &format!("{o}.attn_ln"),
+            d,
+        )?;
+        // Cross-attention: the query alone, then key and value fused, then the output.
+        let a = format!("{s}/attention");
+        let c = format!("{o}.cross_attn");
+        w.linear(&src, &format!("{a}/linear_0"), &format!("{c}.query"), d, d)?;
+        let kv = src.matrix(&format!("{a}/linear_1/weight"), &[2 * d, d])?;
+        let kv_b = src.matrix(&format!("{a}/linear_1/bias"), &[2 * d])?;
+        w.raw(
+            &format!("{c}.key.weight"),
+            &[d, d],
+            TensorType::F16,
+            &kv[..d * d],
+        )?;
+        w.raw(
+            &format!("{c}.value.weight"),
+            &[d, d],
+            TensorType::F16,
+            &kv[d * d..],
+        )?;
+        w.raw(
+            &format!("{c}.value.bias"),
+            &[d],
+            TensorType::F32,
+            &kv_b[d..],
+        )?;
+        w.linear(&src, &format!("{a}/linear_2"), &format!("{c}.out"), d, d)?;
+        w.norm(
+            &src,
+            &format!("{a}/layer_norm"),
+            &format!("{o}.cross_attn_ln"),
+            d,
+        )?;
+        w.mlp(&src, &s, &o, d)?;
+    }
+    w.norm(&src, "decoder/layer_norm", "decoder.ln", d)?;
+
+    let source_dtype = format!("{:?}", emb.dtype).to_lowercase();
+    Ok(ImportReport {
+        hparams: hp,
+        tensors: w.count,
+        tokens: tokens.len(),
+        source_dtype,
+        bytes: 0,
+    })
+}
+
+struct Source<'a>(&'a Ct2Model);
+
+impl Source<'_> {
+    fn var(&self, name: &str) -> Result<&ct2::Variable, ImportError> {
+        self.0.get(name).ok_or_else(|| ImportError::Missing {
+            name: name.to_owned(),
+        })
+    }
+
+    fn dim(&self, name: &str, axis: usize) -> Result<usize, ImportError> {
+        let v = self.var(name)?;
+        v.shape
+            .get(axis)
+            .copied()
+            .ok_or_else(|| ImportError::Shape {
+                name: name.to_owned(),
+                expected: vec![0; axis + 1],
+                found: v.shape.clone(),
+            })
+    }
+
+    /// `num_heads` when the model records it; whisper's 64-wide heads otherwise.
+    fn heads(&self, stack: &str, width: usize) -> i32 {
+        self.0
+            .get(&format!("{stack}/num_heads"))
+            .and_then(|v| v.scalar_int())
+            .map_or(width as i32 / 64, |h| h as i32)
+    }
+
+    fn layers(&self, stack: &str) -> usize {
+        (0..)
+            .take_while(|i| {
+                let prefix = format!("{stack}/layer_{i}/");
+                self.0
+                    .variables
+                    .range(prefix.clone()..)
+                    .next()
+                    .is_some_and(|(k, _)| k.starts_with(&prefix))
+            })
+            .count()
+    }
+
+    /// A variable as floats, shape-checked, int8 weights dequantized with their scales.
+    fn matrix(&self, name: &str, shape: &[usize]) -> Result<Vec<f32>, ImportError> {
+        let v = self.var(name)?;
+        if v.shape != shape {
+            return Err(ImportError::Shape {
+                name: name.to_owned(),
+                expected: shape.to_vec(),
+                found: v.shape.clone(),
+            });
+        }
+        if let Some(f) = v.to_f32() {
+            return Ok(f);
+        }
+        let dtype_err = || ImportError::DType {
+            name: name.to_owned(),
+            dtype: v.dtype,
+        };
+        if v.dtype != DType::I8 || shape.len() != 2 {
+            return Err(dtype_err());
+        }
+        // CTranslate2 quantizes each row as round(w * scale) with scale = 127 / max|row|.
+        let scales = self
+            .0
+            .get(&format!("{name}_scale"))
+            .and_then(|s| s.to_f32())
+            .filter(|s| s.len() == shape[0])
+            .ok_or_else(dtype_err)?;
+        Ok(v.data
+            .chunks(shape[1])
+            .zip(&scales)
+            .flat_map(|(row, &scale)| row.iter().map(move |&q| f32::from(q as i8) / scale))
+            .collect())
+    }
+}
+
+struct TensorWriter<'w, W: Write> {
+    out: &'w mut W,
+    count: usize,
+}
+
+impl<W: Write> TensorWriter<'_, W> {
+    fn raw(
+        &mut self,
+        name: &str,
+        shape: &[usize],
+        ty: TensorType,
+        values: &[f32],
+    ) -> Result<(), ConvertError> {
+        ggml::write_tensor(self.out, name, shape, ty, values)?;
+        self.count += 1;
+        Ok(())
+    }
+
+    fn put_as(
+        &mut self,
+        src: &Source,
+        from: &str,
+        shape: &[usize],
+        out_shape: &[usize],
+        to: &str,
+        ty: TensorType,
+    ) -> Result<(), ConvertError> {
+        let values = src.matrix(from, shape)?;
+        self.raw(to, out_shape, ty, &values)
+    }
+
+    fn put(
+        &mut self,
+        src: &Source,
+        from: &str,
+        shape: &[usize],
+        to: &str,
+        ty: TensorType,
+    ) -> Result<(), ConvertError> {
+        self.put_as(src, from, shape, shape, to, ty)
+    }
+
+    fn linear(
+        &mut self,
+        src: &Source,
+        from: &str,
+        to: &str,
+        rows: usize,
+        cols: usize,
+    ) -> Result<(), ConvertError> {
+        self.put(
+            src,
+            &format!("{from}/weight"),
+            &[rows, cols],
+            &format!("{to}.weight"),
+            TensorType::F16,
+        )?;
+        self.put(
+            src,
+            &format!("{from}/bias"),
+            &[rows],
+            &format!("{to}.bias"),
+            TensorType::F32,
+        )
+    }
+
+    fn norm(&mut self, src: &Source, from: &str, to: &str, d: usize) -> Result<(), ConvertError> {
+        self.put(
+            src,
+            &format!("{from}/gamma"),
+            &[d],
+            &format!("{to}.weight"),
+            TensorType::F32,
+        )?;
+        self.put(
+            src,
+            &format!("{from}/beta"),
+            &[d],
+            &format!("{to}.bias"),
+            TensorType::F32,
+        )
+    }
+
+    /// Fused query/key/value, split into whisper's three projections, then the output.
+    fn self_attention(
+        &mut self,
+        src: &Source,
+        from: &str,
+        to: &str,
+        d: usize,
+    ) -> Result<(), ConvertError> {
+        let qkv = src.matrix(&format!("{from}/linear_0/weight"), &[3 * d, d])?;
+        let qkv_b = src.matrix(&format!("{from}/linear_0/bias"), &[3 * d])?;
+        let dd = d * d;
+        self.raw(
+            &format!("{to}.query.weight"),
+            &[d, d],
+            TensorType::F16,
+            &qkv[..dd],
+        )?;
+        self.raw(
+            &format!("{to}.query.bias"),
+            &[d],
+            TensorType::F32,
+            &qkv_b[..d],
+        )?;
+        self.raw(
+            &format!("{to}.key.weight"),
+            &[d, d],
+            TensorType::F16,
+            &qkv[dd..2 * dd],
+        )?;
+        self.raw(
+            &format!("{to}.value.weight"),
+            &[d, d],
+            TensorType::F16,
+            &qkv[2 * dd..],
+        )?;
+        self.raw(
+            &format!("{to}.value.bias"),
+            &[d],
+            TensorType::F32,
+            &qkv_b[2 * d..],
+        )?;
+        self.linear(src, &format!("{from}/linear_1"), &format!("{to}.out"), d, d)
+    }
+
+    fn mlp(&mut self, src: &Source, from: &str, to: &str, d: usize) -> Result<(), ConvertError> {
+        let hidden = src.dim(&format!("{from}/ffn/linear_0/weight"), 0)?;
+        self.norm(
+            src,
+            &format!("{from}/ffn/layer_norm"),
+            &format!("{to}.mlp_ln"),
+            d,
+        )?;
+        self.linear(
+            src,
+            &format!("{from}/ffn/linear_0"),
+            &format!("{to}.mlp.0"),
+            hidden,
+            d,
+        )?;
+        self.linear(
+            src,
+            &format!("{from}/ffn/linear_1"),
+            &format!("{to}.mlp.2"),
+            d,
+            hidden,
+        )
+    }
+}
