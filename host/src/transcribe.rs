@@ -57,6 +57,8 @@ pub struct Options {
     pub language: Option<String>,
     /// Threads for whisper; `0` means one per available core.
     pub threads: usize,
+    /// Beam search width; `0` or `1` decodes greedily (fastest).
+    pub beam_size: usize,
     /// Size and duration caps for files.
     pub limits: Limits,
     /// Set to stop a transcription early; whisper checks it between steps.
@@ -169,7 +171,14 @@ impl Engine {
                 language: None,
             });
         }
-        let mut params = FullParams::new(SamplingStrategy::Greedy { best_of: 1 });
+        let strategy = match options.beam_size {
+            0 | 1 => SamplingStrategy::Greedy { best_of: 1 },
+            n => SamplingStrategy::BeamSearch {
+                beam_size: n.min(16) as i32,
+                patience: -1.0,
+            },
+        };
+        let mut params = FullParams::new(strategy);
         params.set_n_threads(threads(options.threads));
         params.set_print_progress(false);
         params.set_print_realtime(false);

@@ -201,10 +201,7 @@ fn bad_files_fail_with_one_clear_sentence() {
             temp_file("empty.wav", &wav(&[], 16_000, 1)),
             "holds no audio",
         ),
-        (
-            temp_file("zero-bytes.wav", b""),
-            "holds no audio",
-        ),
+        (temp_file("zero-bytes.wav", b""), "holds no audio"),
         (
             temp_file("text.wav", b"this is plainly not a RIFF file, just text\n"),
             "is not an audio file yazses can read",

@@ -216,6 +216,10 @@ impl<'a> Cursor<'a> {
 /// Upper bound on counts read from the file, so garbage cannot ask for a huge allocation.
 const MAX_ENTRIES: u32 = 1 << 20;
 
+/// No whisper variable has more than 3 dimensions; 8 leaves room and still catches a
+/// misread header early.
+const MAX_RANK: u8 = 8;
+
 /// Parses a whole `model.bin`.
 pub fn parse(bytes: &[u8]) -> Result<Ct2Model, Ct2Error> {
     let mut c = Cursor { bytes, pos: 0 };
@@ -236,10 +240,29 @@ pub fn parse(bytes: &[u8]) -> Result<Ct2Model, Ct2Error> {
     for i in 0..count {
         let at = c.pos;
         let name = c.string(&format!("variable {i}'s name"))?;
+        if name.is_empty() || !name.bytes().all(|b| b.is_ascii_graphic()) {
+            return Err(Ct2Error::Corrupt {
+                at,
+                what: format!("variable {i} has the name {name:?}, which is no variable name"),
+            });
+        }
         let rank = c.u8(&format!("{name}'s rank"))?;
+        if rank > MAX_RANK {
+            return Err(Ct2Error::Corrupt {
+                at,
+                what: format!("{name} has rank {rank}"),
+            });
+        }
         let mut shape = Vec::with_capacity(usize::from(rank));
         for _ in 0..rank {
-            shape.push(c.u32(&format!("{name}'s shape"))? as usize);
+            let d = c.u32(&format!("{name}'s shape"))? as usize;
+            if d == 0 {
+                return Err(Ct2Error::Corrupt {
+                    at,
+                    what: format!("{name} has an empty dimension"),
+                });
+            }
+            shape.push(d);
         }
         let code = c.u8(&format!("{name}'s data type"))?;
         let dtype = DType::from_code(code).ok_or_else(|| Ct2Error::Corrupt {
@@ -276,8 +299,15 @@ pub fn parse(bytes: &[u8]) -> Result<Ct2Model, Ct2Error> {
         });
     }
     for i in 0..count {
+        let at = c.pos;
         let alias = c.string(&format!("alias {i}"))?;
         let target = c.string(&format!("alias {alias}'s target"))?;
+        if !variables.contains_key(&target) {
+            return Err(Ct2Error::Corrupt {
+                at,
+                what: format!("alias {alias} names {target:?}, which is not a variable"),
+            });
+        }
         aliases.insert(alias, target);
     }
     if c.pos != bytes.len() {

