@@ -1,5 +1,5 @@
-//! The WAV decoding boundary against arbitrary and damaged bytes: an error or audio,
-//! never a panic.
+//! The decoding boundaries (audio files of every format, model files) against arbitrary
+//! and damaged bytes: an error or a result, never a panic.
 
 use std::io::Cursor;
 use std::path::Path;
@@ -61,6 +61,119 @@ proptest! {
         bytes.truncate(keep);
         if let Ok(audio) = decode_wav(Cursor::new(bytes), Path::new("fuzz.wav")) {
             prop_assert!(!audio.samples.is_empty());
+        }
+    }
+}
+
+/// The whole file-decoding boundary (every format, sniffing included), not just WAV.
+mod any_format {
+    use super::*;
+    use yazses::audio::{AudioError, Limits, decode_bytes};
+
+    fn fixture_prefix(name: &str, len: usize) -> Vec<u8> {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../fixtures/speech")
+            .join(name);
+        let mut bytes = std::fs::read(path).unwrap();
+        bytes.truncate(len);
+        bytes
+    }
+
+    fn decode(bytes: Vec<u8>, name: &str) -> Result<yazses::audio::Audio, AudioError> {
+        let limits = Limits {
+            max_bytes: 1 << 20,
+            max_secs: 60,
+        };
+        decode_bytes(bytes, Path::new(name), &limits)
+    }
+
+    const MAGICS: [&[u8]; 6] = [
+        b"fLaC",
+        b"OggS",
+        b"ID3\x04",
+        b"\xff\xfb",
+        b"RIFF\0\0\0\0WAVE",
+        b"",
+    ];
+    const NAMES: [&str; 5] = ["x.flac", "x.ogg", "x.mp3", "x.wav", "x"];
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+
+        #[test]
+        fn arbitrary_bytes_behind_any_magic_never_panic(
+            magic in prop::sample::select(MAGICS.to_vec()),
+            name in prop::sample::select(NAMES.to_vec()),
+            tail in prop::collection::vec(any::<u8>(), 0..1024),
+        ) {
+            let mut bytes = magic.to_vec();
+            bytes.extend(tail);
+            if let Ok(audio) = decode(bytes, name) {
+                prop_assert!(!audio.samples.is_empty());
+            }
+        }
+
+        #[test]
+        fn damaged_real_flac_and_ogg_never_panic(
+            ogg in any::<bool>(),
+            len in 64usize..24_000,
+            flips in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 0..8),
+        ) {
+            let (file, name) = if ogg { ("three.ogg", "x.ogg") } else { ("sentences.flac", "x.flac") };
+            let mut bytes = fixture_prefix(file, len);
+            for (at, v) in flips {
+                let i = at.index(bytes.len());
+                bytes[i] = v;
+            }
+            if let Ok(audio) = decode(bytes, name) {
+                prop_assert!(!audio.samples.is_empty());
+            }
+        }
+    }
+
+    #[test]
+    fn a_truncated_flac_keeps_what_decoded_and_garbage_is_named() {
+        let audio = decode(fixture_prefix("sentences.flac", 60_000), "x.flac").unwrap();
+        assert!(audio.duration_ms() > 1000, "{}", audio.duration_ms());
+        let err = decode(b"just some text, not audio".to_vec(), "notes.flac").unwrap_err();
+        assert!(matches!(err, AudioError::Unrecognised { .. }), "{err}");
+    }
+
+    #[test]
+    fn the_duration_cap_refuses_long_files() {
+        let limits = Limits {
+            max_bytes: 1 << 30,
+            max_secs: 10,
+        };
+        let bytes = fixture_prefix("sentences.flac", usize::MAX);
+        let err = decode_bytes(bytes, Path::new("long.flac"), &limits).unwrap_err();
+        assert!(
+            matches!(err, AudioError::TooLong { limit_secs: 10, .. }),
+            "{err}"
+        );
+    }
+}
+
+/// The model-file readers against arbitrary bytes.
+mod model_files {
+    use super::*;
+    use yazses::model::ct2;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(500))]
+
+        #[test]
+        fn ct2_parse_never_panics(bytes in prop::collection::vec(any::<u8>(), 0..512)) {
+            let _ = ct2::parse(&bytes);
+        }
+
+        #[test]
+        fn ct2_parse_never_panics_behind_a_valid_prefix(tail in prop::collection::vec(any::<u8>(), 0..512)) {
+            let mut bytes = 6u32.to_le_bytes().to_vec();
+            bytes.extend(12u16.to_le_bytes());
+            bytes.extend(b"WhisperSpec\0");
+            bytes.extend(tail);
+            let _ = ct2::parse(&bytes);
         }
     }
 }
