@@ -296,7 +296,9 @@ pub fn convert<W: Write>(
         ))
         .into());
     }
-    let tokens = vocab[..eot]
+    // The ordinary tokens and <|endoftext|>, as whisper.cpp's own converter writes them;
+    // whisper.cpp names the special tokens after it itself.
+    let tokens = vocab[..=eot]
         .iter()
         .map(|t| {
             ggml::bpe_token_bytes(t)
@@ -648,27 +650,29 @@ impl<W: Write> TensorWriter<'_, W> {
         self.linear(src, &format!("{from}/linear_1"), &format!("{to}.out"), d, d)
     }
 
+    /// In PyTorch's order (mlp.0, mlp.2, then mlp_ln), which whisper.cpp's converter keeps.
     fn mlp(&mut self, src: &Source, from: &str, to: &str, d: usize) -> Result<(), ConvertError> {
         let hidden = src.dim(&format!("{from}/ffn/linear_0/weight"), 0)?;
+        let (ffn, mlp) = (format!("{from}/ffn"), format!("{to}.mlp"));
+        self.linear(
+            src,
+            &format!("{ffn}/linear_0"),
+            &format!("{mlp}.0"),
+            hidden,
+            d,
+        )?;
+        self.linear(
+            src,
+            &format!("{ffn}/linear_1"),
+            &format!("{mlp}.2"),
+            d,
+            hidden,
+        )?;
         self.norm(
             src,
-            &format!("{from}/ffn/layer_norm"),
+            &format!("{ffn}/layer_norm"),
             &format!("{to}.mlp_ln"),
             d,
-        )?;
-        self.linear(
-            src,
-            &format!("{from}/ffn/linear_0"),
-            &format!("{to}.mlp.0"),
-            hidden,
-            d,
-        )?;
-        self.linear(
-            src,
-            &format!("{from}/ffn/linear_1"),
-            &format!("{to}.mlp.2"),
-            d,
-            hidden,
         )
     }
 }
