@@ -1,5 +1,6 @@
 //! The `yazses` binary: parses the command line and reports errors in one sentence.
 
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -7,6 +8,7 @@ use clap::Parser;
 fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("YAZSES_LOG")
                 // symphonia logs every failed probe as an error; our own error says it better.

@@ -14,7 +14,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::Serialize;
-use whisper_rs::{FullParams, SamplingStrategy, WhisperContext, WhisperContextParameters};
+use whisper_rs::{
+    FullParams, SamplingStrategy, WhisperContext, WhisperContextParameters, WhisperState,
+};
 use yazses_core::endpoint::EndpointConfig;
 use yazses_core::vad::Vad;
 
@@ -93,6 +95,10 @@ pub enum TranscribeError {
 /// A loaded model, reusable across calls (and threads: each call makes its own state).
 pub struct Engine {
     ctx: WhisperContext,
+    /// Idle whisper states. A state holds the KV caches and compute buffers (tens of MB);
+    /// reusing one saves allocating them per call, and calls at the same time each get
+    /// their own.
+    idle: std::sync::Mutex<Vec<WhisperState>>,
     name: String,
     path: PathBuf,
     multilingual: bool,
@@ -116,9 +122,16 @@ impl Engine {
             path: path.to_owned(),
             reason,
         };
+        let started = std::time::Instant::now();
         ggml::check_file(path).map_err(model_err)?;
         whisper_rs::install_logging_hooks();
-        let ctx = WhisperContext::new_with_params(path, WhisperContextParameters::default())
+        // Flash attention is whisper.cpp's own default (whisper-rs turns it off); it is
+        // faster and smaller on CPU, and we use no DTW timestamps, which it excludes.
+        let params = WhisperContextParameters {
+            flash_attn: true,
+            ..WhisperContextParameters::default()
+        };
+        let ctx = WhisperContext::new_with_params(path, params)
             .map_err(|e| model_err(format!("whisper.cpp refused it ({e})")))?;
         let name = path
             .file_name()
@@ -132,9 +145,16 @@ impl Engine {
             })
             .unwrap_or_else(|| "model".into());
         let multilingual = ctx.is_multilingual();
-        tracing::info!(model = %name, multilingual, "model loaded");
+        tracing::debug!(system = whisper_rs::print_system_info(), "whisper.cpp");
+        tracing::info!(
+            model = %name,
+            multilingual,
+            load_ms = started.elapsed().as_millis() as u64,
+            "model loaded"
+        );
         Ok(Engine {
             ctx,
+            idle: std::sync::Mutex::new(Vec::new()),
             name,
             path: path.to_owned(),
             multilingual,
@@ -194,10 +214,19 @@ impl Engine {
             .iter()
             .map(|&s| f32::from(s) / 32768.0)
             .collect();
-        let mut state = self
-            .ctx
-            .create_state()
-            .map_err(|e| TranscribeError::Whisper(e.to_string()))?;
+        let started = std::time::Instant::now();
+        let idle = self.idle.lock().ok().and_then(|mut idle| idle.pop());
+        let mut state = match idle {
+            Some(state) => state,
+            None => self
+                .ctx
+                .create_state()
+                .map_err(|e| TranscribeError::Whisper(e.to_string()))?,
+        };
+        tracing::debug!(
+            state_ms = started.elapsed().as_millis() as u64,
+            "whisper state ready"
+        );
         let cancelled = || {
             options
                 .cancel
@@ -214,6 +243,11 @@ impl Engine {
         if cancelled() {
             return Err(TranscribeError::Cancelled);
         }
+        tracing::info!(
+            audio_ms,
+            whisper_ms = started.elapsed().as_millis() as u64,
+            "transcribed"
+        );
         let mut segments = Vec::new();
         for seg in state.as_iter() {
             let text = seg
@@ -243,6 +277,9 @@ impl Engine {
             .then(|| whisper_rs::get_lang_str(state.full_lang_id_from_state()))
             .flatten()
             .map(str::to_owned);
+        if let Ok(mut idle) = self.idle.lock() {
+            idle.push(state);
+        }
         Ok(Transcript {
             text,
             segments,
@@ -279,8 +316,16 @@ pub fn transcribe_file(
     options: &Options,
     progress: impl FnMut(i32) + 'static,
 ) -> Result<Transcript, TranscribeError> {
+    let started = std::time::Instant::now();
     let audio = audio::read(path, &options.limits)?;
-    engine.transcribe(&audio, options, progress)
+    tracing::info!(decode_ms = started.elapsed().as_millis() as u64, "decoded");
+    let transcript = engine.transcribe(&audio, options, progress)?;
+    tracing::info!(
+        audio_ms = transcript.audio_ms,
+        total_ms = started.elapsed().as_millis() as u64,
+        "file done"
+    );
+    Ok(transcript)
 }
 
 /// Whether the detector hears at least the policy's minimum run of speech anywhere.

@@ -75,7 +75,10 @@ fn importing_twice_gives_byte_identical_files_matching_the_golden_hash() {
     assert_eq!(sha256(&a), sha256(&b));
     assert_eq!(report.hparams.n_audio_layer, 4);
     assert_eq!(report.hparams.n_vocab, 51864);
-    assert_eq!(report.tokens, 50257, "the ordinary tokens and <|endoftext|>");
+    assert_eq!(
+        report.tokens, 50257,
+        "the ordinary tokens and <|endoftext|>"
+    );
     assert_eq!(report.tensors, 167, "whisper.cpp's tiny has 167 tensors");
     assert_eq!(
         std::fs::metadata(&a).unwrap().len(),
