@@ -42,6 +42,14 @@ pub enum FetchError {
         /// Hash of what arrived.
         found: String,
     },
+    /// The server sent more than the published size.
+    #[error("{url} sent more than the published {expected} bytes; the partial file was deleted")]
+    TooLarge {
+        /// The address.
+        url: String,
+        /// The published size.
+        expected: u64,
+    },
     /// Reading or writing a local file failed, or the connection broke mid-file.
     #[error("{what}: {source} (run the command again to resume)")]
     Io {
@@ -149,6 +157,7 @@ pub fn download_verified(
         let bar = progress_bar(total, resume_from, progress, dest);
         let mut reader = response.into_reader();
         let mut buf = vec![0u8; 1 << 16];
+        let mut written = resume_from;
         loop {
             let n = match reader.read(&mut buf) {
                 Ok(0) => break,
@@ -162,6 +171,17 @@ pub fn download_verified(
                     });
                 }
             };
+            written += n as u64;
+            if bytes.is_some_and(|b| written > b) {
+                // Not the published file, whatever it is; do not fill the disk with it.
+                bar.abandon();
+                drop(file);
+                let _ = fs::remove_file(&part);
+                return Err(FetchError::TooLarge {
+                    url: url.to_owned(),
+                    expected: bytes.unwrap_or(0),
+                });
+            }
             file.write_all(&buf[..n])
                 .map_err(io_err(format!("writing {}", part.display())))?;
             hasher.update(&buf[..n]);
