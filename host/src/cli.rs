@@ -10,12 +10,15 @@ use yazses_core::time::Duration;
 use yazses_core::vad::Preset;
 
 use crate::transcribe::{self, Engine, Options, Transcript};
-use crate::{analysis, audio, model, plot};
+use crate::{analysis, audio, config, model, plot};
 
 /// Voice input for people and AI agents.
 #[derive(Debug, Parser)]
 #[command(name = "yazses", version, about, propagate_version = true)]
 pub struct Cli {
+    /// The config file (default: the platform config directory's yazses/config.toml).
+    #[arg(long, global = true, value_name = "PATH")]
+    pub config: Option<PathBuf>,
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
@@ -32,6 +35,28 @@ pub enum Command {
     /// List, fetch, locate or import whisper models.
     #[command(subcommand)]
     Model(ModelCommand),
+    /// Serve MCP over stdio (for Claude Code, Codex, Claude Desktop and other MCP clients).
+    #[command(long_about = MCP_SERVER_ABOUT)]
+    McpServer,
+    /// Show the configuration.
+    #[command(subcommand)]
+    Config(ConfigCommand),
+}
+
+/// `yazses mcp-server --help`: names both tools and when `ask_human` appears.
+pub const MCP_SERVER_ABOUT: &str = "Serve MCP over stdio (for Claude Code, Codex, Claude Desktop and other MCP clients).
+
+Tools: transcribe (an audio file on this machine -> its text) and ask_human (ask the user a question out loud and return the spoken answer). ask_human appears only when [mcp] ask_human = true in the config file.
+
+stdout carries MCP messages only; logs go to stderr (YAZSES_LOG=info for more). The model loads on the first transcription.";
+
+/// `yazses config ...`.
+#[derive(Debug, Subcommand)]
+pub enum ConfigCommand {
+    /// Print the effective configuration (the file's values over the defaults) as TOML.
+    Show,
+    /// Print the config file's path.
+    Path,
 }
 
 /// Output formats of `yazses transcribe`.
@@ -59,21 +84,22 @@ pub struct TranscribeArgs {
     /// Spoken language (en, de, fr, ...), or auto to detect it (multilingual models only).
     #[arg(long)]
     pub language: Option<String>,
-    /// A model name (see `yazses model list`) or the path of a ggml file.
-    #[arg(long, env = "YAZSES_MODEL", default_value = model::DEFAULT_MODEL)]
-    pub model: String,
-    /// Threads for whisper (0: one per core).
-    #[arg(long, default_value_t = 0)]
-    pub threads: usize,
-    /// Beam search width (1: greedy decoding, fastest).
-    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u16).range(1..=16))]
-    pub beam_size: u16,
-    /// Refuse files longer than this, in seconds.
-    #[arg(long, default_value_t = audio::Limits::default().max_secs)]
-    pub max_duration_s: u64,
-    /// Refuse files larger than this, in MiB.
-    #[arg(long, default_value_t = audio::Limits::default().max_bytes >> 20)]
-    pub max_file_mib: u64,
+    /// A model name (see `yazses model list`) or the path of a ggml file [default: the
+    /// config's transcribe.model, tiny.en].
+    #[arg(long, env = "YAZSES_MODEL")]
+    pub model: Option<String>,
+    /// Threads for whisper (0: one per core) [default: transcribe.threads, 0].
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Beam search width (1: greedy decoding, fastest) [default: transcribe.beam_size, 5].
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=16))]
+    pub beam_size: Option<u16>,
+    /// Refuse files longer than this, in seconds [default: transcribe.max_duration_s, 10800].
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_duration_s: Option<u64>,
+    /// Refuse files larger than this, in MiB [default: transcribe.max_file_mib, 1024].
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_file_mib: Option<u64>,
 }
 
 /// `yazses model ...`.
@@ -138,11 +164,28 @@ fn parse_preset(s: &str) -> Result<Preset, String> {
 
 /// Runs a parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<()> {
+    let config = || config::load(cli.config.as_deref());
     match cli.command {
         Command::Vad(args) => vad(args),
-        Command::Transcribe(args) => transcribe(args),
+        Command::Transcribe(args) => transcribe(args, &config()?),
         Command::Model(cmd) => model_command(cmd),
+        Command::McpServer => crate::mcp::serve_stdio(config()?),
+        Command::Config(ConfigCommand::Show) => print(&config()?.to_toml()),
+        Command::Config(ConfigCommand::Path) => print(&format!(
+            "{}\n",
+            cli.config
+                .clone()
+                .unwrap_or_else(config::default_path)
+                .display()
+        )),
     }
+}
+
+fn print(text: &str) -> anyhow::Result<()> {
+    std::io::stdout()
+        .lock()
+        .write_all(text.as_bytes())
+        .context("writing to stdout")
 }
 
 fn vad(args: VadArgs) -> anyhow::Result<()> {
@@ -173,16 +216,20 @@ fn vad(args: VadArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn transcribe(args: TranscribeArgs) -> anyhow::Result<()> {
-    let path = model::resolve(&args.model)?;
+fn transcribe(args: TranscribeArgs, config: &config::Config) -> anyhow::Result<()> {
+    let t = &config.transcribe;
+    let path = model::resolve(args.model.as_deref().unwrap_or(&t.model))?;
     let engine = Engine::load(&path)?;
     let options = Options {
         language: args.language.clone(),
-        threads: args.threads,
-        beam_size: usize::from(args.beam_size),
+        threads: args.threads.unwrap_or(t.threads),
+        beam_size: usize::from(args.beam_size.unwrap_or(t.beam_size)),
         limits: audio::Limits {
-            max_bytes: args.max_file_mib.saturating_mul(1 << 20),
-            max_secs: args.max_duration_s,
+            max_bytes: args
+                .max_file_mib
+                .unwrap_or(t.max_file_mib)
+                .saturating_mul(1 << 20),
+            max_secs: args.max_duration_s.unwrap_or(t.max_duration_s),
         },
         cancel: None,
     };

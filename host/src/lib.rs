@@ -18,8 +18,13 @@
 #![deny(missing_docs)]
 
 pub mod analysis;
+pub mod ask;
 pub mod audio;
+pub mod capture;
 pub mod cli;
+pub mod config;
+pub mod mcp;
 pub mod model;
 pub mod plot;
+pub mod speak;
 pub mod transcribe;

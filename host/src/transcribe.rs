@@ -207,7 +207,12 @@ impl Engine {
         params.set_language(Some(language));
         params.set_progress_callback_safe(progress);
         if let Some(cancel) = options.cancel.clone() {
-            params.set_abort_callback_safe(move || cancel.load(Ordering::Relaxed));
+            // whisper-rs 0.16's set_abort_callback_safe boxes the closure as a trait object
+            // but calls it back as the closure's own type; handing it a closure that already
+            // is a `Box<dyn FnMut() -> bool>` makes the two the same type. (A plain closure
+            // here reads garbage and aborts at once: "error code -6".)
+            let abort: Box<dyn FnMut() -> bool> = Box::new(move || cancel.load(Ordering::Relaxed));
+            params.set_abort_callback_safe(abort);
         }
         let samples: Vec<f32> = audio
             .samples

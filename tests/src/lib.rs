@@ -35,3 +35,48 @@ pub fn assert_golden(path: &Path, actual: &str) {
         path.display()
     );
 }
+
+/// A path from the environment that `./ci.sh assets` sets, or a panic that says so.
+pub fn env_path(var: &str) -> PathBuf {
+    let p = std::env::var_os(var).map(PathBuf::from).unwrap_or_else(|| {
+        panic!("{var} is not set: run `./ci.sh test`, which fetches the test model and audio")
+    });
+    assert!(p.exists(), "{var}={} does not exist", p.display());
+    p
+}
+
+/// A scratch directory under `target/` for tests that write files.
+pub fn scratch() -> PathBuf {
+    let dir = repo_root().join("target/yazses-real-model-tests");
+    std::fs::create_dir_all(&dir).expect("create the scratch directory");
+    dir
+}
+
+/// The test model (`YAZSES_TEST_CT2_DIR`), imported with our converter once per test
+/// process, so the model under test is the importer's output.
+pub fn imported_model() -> &'static Path {
+    static PATH: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    PATH.get_or_init(|| {
+        let out = scratch().join(format!("ggml-tiny.en-{}.bin", std::process::id()));
+        yazses::model::import::import_dir(&env_path("YAZSES_TEST_CT2_DIR"), &out)
+            .expect("the test model imports");
+        out
+    })
+}
+
+/// The `yazses` binary cargo built beside the running test.
+pub fn yazses_bin() -> PathBuf {
+    // Integration tests live in target/<profile>/deps; the workspace's binary beside it.
+    let exe = std::env::current_exe().expect("the test's own path");
+    let bin = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("target/<profile>/deps")
+        .join("yazses");
+    assert!(
+        bin.exists(),
+        "{} is missing: run `cargo test --workspace`",
+        bin.display()
+    );
+    bin
+}

@@ -19,34 +19,14 @@ use sha2::{Digest, Sha256};
 use yazses::model::import::{ImportError, import_dir};
 use yazses::transcribe::{Engine, Options, TranscribeError, transcribe_file};
 use yazses_tests::wer::wer;
-use yazses_tests::{assert_golden, repo_root};
-
-fn env_path(var: &str) -> PathBuf {
-    let p = std::env::var_os(var).map(PathBuf::from).unwrap_or_else(|| {
-        panic!("{var} is not set: run `./ci.sh test`, which fetches the test model and audio")
-    });
-    assert!(p.exists(), "{var}={} does not exist", p.display());
-    p
-}
+use yazses_tests::{assert_golden, env_path, imported_model, repo_root, scratch, yazses_bin};
 
 fn ct2_dir() -> PathBuf {
     env_path("YAZSES_TEST_CT2_DIR")
 }
 
-fn scratch() -> PathBuf {
-    let dir = repo_root().join("target/yazses-real-model-tests");
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-/// The model, imported once per test process.
 fn model_path() -> &'static Path {
-    static PATH: OnceLock<PathBuf> = OnceLock::new();
-    PATH.get_or_init(|| {
-        let out = scratch().join(format!("ggml-tiny.en-{}.bin", std::process::id()));
-        import_dir(&ct2_dir(), &out).expect("the test model imports");
-        out
-    })
+    imported_model()
 }
 
 fn engine() -> &'static Engine {
@@ -223,6 +203,16 @@ fn an_english_only_model_refuses_another_language_and_an_unknown_code() {
 }
 
 #[test]
+fn a_cancel_flag_that_stays_clear_lets_the_transcription_finish() {
+    let opts = Options {
+        cancel: Some(Arc::new(AtomicBool::new(false))),
+        ..options()
+    };
+    let t = transcribe_file(engine(), &env_path("YAZSES_TEST_JFK"), &opts, |_| {}).unwrap();
+    assert!(t.text.to_lowercase().contains("your country"), "{}", t.text);
+}
+
+#[test]
 fn a_cancelled_transcription_stops_with_cancelled() {
     let opts = Options {
         cancel: Some(Arc::new(AtomicBool::new(true))),
@@ -231,18 +221,6 @@ fn a_cancelled_transcription_stops_with_cancelled() {
     let speech = repo_root().join("fixtures/speech/sentences.flac");
     let err = transcribe_file(engine(), &speech, &opts, |_| {}).unwrap_err();
     assert!(matches!(err, TranscribeError::Cancelled), "{err}");
-}
-
-fn yazses_bin() -> PathBuf {
-    // Integration tests live in target/<profile>/deps; the workspace's binary beside it.
-    let exe = std::env::current_exe().unwrap();
-    let bin = exe.parent().unwrap().parent().unwrap().join("yazses");
-    assert!(
-        bin.exists(),
-        "{} is missing: run `cargo test --workspace`",
-        bin.display()
-    );
-    bin
 }
 
 fn yazses(args: &[&str]) -> std::process::Output {

@@ -1,0 +1,349 @@
+//! `config.toml`: every key has a default, unknown keys are warned about, bad values are
+//! refused at start with the key named.
+//!
+//! The file lives in the platform config directory (`~/.config/yazses/config.toml` on
+//! Linux) unless `--config PATH` names another. A missing file is the defaults.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// The whole configuration.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    /// `[mcp]`: the MCP server.
+    pub mcp: Mcp,
+    /// `[audio]`: where `ask_human` and `listen` hear the user.
+    pub audio: AudioConfig,
+    /// `[transcribe]`: the whisper model and decoding.
+    pub transcribe: TranscribeConfig,
+    /// `[speak]`: how questions are said out loud.
+    pub speak: Speak,
+}
+
+/// `[mcp]`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Mcp {
+    /// Offer the `ask_human` tool at all (off by default: it reaches a person).
+    pub ask_human: bool,
+    /// Answers `ask_human` may collect per rolling hour (charged only when one was heard).
+    pub ask_human_per_hour: u32,
+    /// Trailing silence that ends an answer, in seconds.
+    pub ask_human_end_silence_s: f64,
+    /// How long to wait for an answer to begin, in seconds.
+    pub ask_human_no_speech_s: f64,
+    /// The listening limit when the caller gives none, in seconds.
+    pub ask_human_timeout_s: u32,
+}
+
+impl Default for Mcp {
+    fn default() -> Self {
+        Mcp {
+            ask_human: false,
+            ask_human_per_hour: 3,
+            ask_human_end_silence_s: 1.2,
+            ask_human_no_speech_s: 8.0,
+            ask_human_timeout_s: 30,
+        }
+    }
+}
+
+/// Capture sources.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SourceKind {
+    /// A sound card input through cpal.
+    #[default]
+    Cpal,
+    /// A recording played as if it were the microphone (tests, demos).
+    File,
+    /// The yazses USB dongle.
+    Serial,
+}
+
+/// `[audio]`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AudioConfig {
+    /// Which source.
+    pub source: SourceKind,
+    /// The cpal input device by name; empty for the system default.
+    pub device: String,
+    /// With `source = "file"`: the recording to play.
+    pub file: PathBuf,
+    /// With `source = "file"`: play it at the pace of real time (off: as fast as it decodes).
+    pub file_realtime: bool,
+    /// With `source = "serial"`: the dongle's port; empty to find it by USB id.
+    pub serial_port: String,
+}
+
+impl Default for AudioConfig {
+    fn default() -> Self {
+        AudioConfig {
+            source: SourceKind::Cpal,
+            device: String::new(),
+            file: PathBuf::new(),
+            file_realtime: true,
+            serial_port: String::new(),
+        }
+    }
+}
+
+/// `[transcribe]`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TranscribeConfig {
+    /// Model name or path.
+    pub model: String,
+    /// Threads (0: one per core).
+    pub threads: usize,
+    /// Beam width for files (1: greedy).
+    pub beam_size: u16,
+    /// Longest file accepted, in seconds.
+    pub max_duration_s: u64,
+    /// Largest file accepted, in MiB.
+    pub max_file_mib: u64,
+}
+
+impl Default for TranscribeConfig {
+    fn default() -> Self {
+        let limits = crate::audio::Limits::default();
+        TranscribeConfig {
+            model: crate::model::DEFAULT_MODEL.to_owned(),
+            threads: 0,
+            beam_size: 5,
+            max_duration_s: limits.max_secs,
+            max_file_mib: limits.max_bytes >> 20,
+        }
+    }
+}
+
+/// `[speak]`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Speak {
+    /// The command and its arguments; `{text}` is replaced by what to say (or the text is
+    /// the last argument when no argument holds `{text}`). Empty: the first of espeak-ng,
+    /// spd-say, say (macOS) or PowerShell's SAPI that is installed.
+    pub command: Vec<String>,
+}
+
+/// Why the configuration cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("cannot read the config file {path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// Not TOML, or a value of the wrong type.
+    #[error("{path}: {message}")]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// The parser's message, which names the key.
+        message: String,
+    },
+    /// A value out of range.
+    #[error("{path}: {key} = {value} is out of range: {rule}")]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// The key, `table.key`.
+        key: &'static str,
+        /// The value given.
+        value: String,
+        /// What is allowed.
+        rule: &'static str,
+    },
+}
+
+/// The default config file's path.
+pub fn default_path() -> PathBuf {
+    directories::ProjectDirs::from("", "", "yazses")
+        .map(|d| d.config_dir().join("config.toml"))
+        .unwrap_or_else(|| PathBuf::from("yazses.toml"))
+}
+
+/// Loads the config from `path` (or the default path), warning about unknown keys on
+/// stderr through `tracing` and refusing bad values.
+pub fn load(path: Option<&Path>) -> Result<Config, ConfigError> {
+    let path = path.map(Path::to_owned).unwrap_or_else(default_path);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            tracing::debug!(path = %path.display(), "no config file; using the defaults");
+            return Ok(Config::default());
+        }
+        Err(source) => return Err(ConfigError::Io { path, source }),
+    };
+    let (config, unknown) = parse(&text).map_err(|message| ConfigError::Parse {
+        path: path.clone(),
+        message,
+    })?;
+    for key in unknown {
+        tracing::warn!(path = %path.display(), key, "unknown config key ignored");
+    }
+    config.validate(&path)?;
+    Ok(config)
+}
+
+/// Parses TOML text: the config, and the dotted names of keys it does not know.
+pub fn parse(text: &str) -> Result<(Config, Vec<String>), String> {
+    let value: toml::Table = toml::from_str(text).map_err(|e| e.message().to_owned())?;
+    let known = toml::Table::try_from(Config::default()).expect("defaults serialise");
+    let mut unknown = Vec::new();
+    let mut cleaned = toml::Table::new();
+    for (table, entries) in value {
+        let Some(known_table) = known.get(&table).and_then(|t| t.as_table()) else {
+            unknown.push(table);
+            continue;
+        };
+        let Some(entries) = entries.as_table() else {
+            return Err(format!("[{table}] must be a table"));
+        };
+        let mut kept = toml::Table::new();
+        for (key, v) in entries {
+            if known_table.contains_key(key) {
+                kept.insert(key.clone(), v.clone());
+            } else {
+                unknown.push(format!("{table}.{key}"));
+            }
+        }
+        cleaned.insert(table, toml::Value::Table(kept));
+    }
+    let config: Config = toml::Value::Table(cleaned)
+        .try_into()
+        .map_err(|e: toml::de::Error| e.message().to_owned())?;
+    Ok((config, unknown))
+}
+
+impl Config {
+    /// Checks every value's range; the first bad one is named.
+    pub fn validate(&self, path: &Path) -> Result<(), ConfigError> {
+        let bad = |key: &'static str, value: String, rule: &'static str| {
+            Err(ConfigError::Invalid {
+                path: path.to_owned(),
+                key,
+                value,
+                rule,
+            })
+        };
+        let m = &self.mcp;
+        if !(1..=60).contains(&m.ask_human_per_hour) {
+            return bad(
+                "mcp.ask_human_per_hour",
+                m.ask_human_per_hour.to_string(),
+                "1 to 60",
+            );
+        }
+        if !(0.3..=10.0).contains(&m.ask_human_end_silence_s) {
+            return bad(
+                "mcp.ask_human_end_silence_s",
+                m.ask_human_end_silence_s.to_string(),
+                "0.3 to 10 seconds",
+            );
+        }
+        if !(1.0..=120.0).contains(&m.ask_human_no_speech_s) {
+            return bad(
+                "mcp.ask_human_no_speech_s",
+                m.ask_human_no_speech_s.to_string(),
+                "1 to 120 seconds",
+            );
+        }
+        if !(1..=120).contains(&m.ask_human_timeout_s) {
+            return bad(
+                "mcp.ask_human_timeout_s",
+                m.ask_human_timeout_s.to_string(),
+                "1 to 120 seconds",
+            );
+        }
+        let t = &self.transcribe;
+        if !(1..=16).contains(&t.beam_size) {
+            return bad("transcribe.beam_size", t.beam_size.to_string(), "1 to 16");
+        }
+        if t.threads > 256 {
+            return bad(
+                "transcribe.threads",
+                t.threads.to_string(),
+                "0 (one per core) to 256",
+            );
+        }
+        if t.max_duration_s == 0 {
+            return bad("transcribe.max_duration_s", "0".into(), "at least 1 second");
+        }
+        if t.max_file_mib == 0 {
+            return bad("transcribe.max_file_mib", "0".into(), "at least 1 MiB");
+        }
+        if self.audio.source == SourceKind::File && self.audio.file.as_os_str().is_empty() {
+            return bad(
+                "audio.file",
+                "\"\"".into(),
+                "a recording's path when audio.source = \"file\"",
+            );
+        }
+        Ok(())
+    }
+
+    /// The effective configuration as TOML.
+    pub fn to_toml(&self) -> String {
+        toml::to_string(self).expect("the config serialises")
+    }
+
+    /// The file-size and duration caps.
+    pub fn limits(&self) -> crate::audio::Limits {
+        crate::audio::Limits {
+            max_bytes: self.transcribe.max_file_mib.saturating_mul(1 << 20),
+            max_secs: self.transcribe.max_duration_s,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_empty_file_is_the_defaults_and_ask_human_is_off() {
+        let (c, unknown) = parse("").unwrap();
+        assert_eq!(c, Config::default());
+        assert!(unknown.is_empty());
+        assert!(!c.mcp.ask_human);
+        assert_eq!(c.mcp.ask_human_per_hour, 3);
+        assert_eq!(c.mcp.ask_human_end_silence_s, 1.2);
+        assert_eq!(c.mcp.ask_human_no_speech_s, 8.0);
+    }
+
+    #[test]
+    fn set_keys_are_read_and_unknown_keys_reported_not_fatal() {
+        let (c, unknown) = parse(
+            "[mcp]\nask_human = true\nask_humn_per_hour = 9\n[audio]\nsource = \"file\"\nfile = \"a.wav\"\n[colour]\nx = 1\n",
+        )
+        .unwrap();
+        assert!(c.mcp.ask_human);
+        assert_eq!(c.audio.source, SourceKind::File);
+        assert_eq!(unknown, ["colour", "mcp.ask_humn_per_hour"]);
+    }
+
+    #[test]
+    fn bad_values_are_refused_with_the_key_named() {
+        let (c, _) = parse("[mcp]\nask_human_per_hour = 0\n").unwrap();
+        let err = c.validate(Path::new("c.toml")).unwrap_err().to_string();
+        assert!(err.contains("mcp.ask_human_per_hour = 0"), "{err}");
+        let err = parse("[mcp]\nask_human = \"yes\"\n").unwrap_err();
+        assert!(err.contains("bool") || err.contains("boolean"), "{err}");
+        let err = parse("[audio]\nsource = \"radio\"\n").unwrap_err();
+        assert!(err.contains("radio"), "{err}");
+    }
+
+    #[test]
+    fn the_effective_config_round_trips() {
+        let c = Config::default();
+        assert_eq!(parse(&c.to_toml()).unwrap().0, c);
+    }
+}

@@ -1,0 +1,117 @@
+//! Saying a question out loud through the platform's speech command, and printing it on
+//! stderr too (for people with the sound off, and for logs of what was asked).
+//!
+//! The command comes from `[speak] command`; empty means the first one installed of
+//! `espeak-ng`, `spd-say --wait`, `say` (macOS) and PowerShell's SAPI (Windows). The text
+//! is passed as one argument, never through a shell. Its stdout goes to our stderr, so a
+//! chatty speech program cannot write into the MCP stream.
+
+use std::os::fd::AsFd;
+use std::process::{Command, Stdio};
+
+/// Why the question could not be spoken.
+#[derive(Debug, thiserror::Error)]
+pub enum SpeakError {
+    /// No speech command is configured or installed.
+    #[error("no speech command found (install espeak-ng, or set [speak] command)")]
+    NoCommand,
+    /// The command could not be run or failed.
+    #[error("the speech command {command} failed: {reason}")]
+    Failed {
+        /// The program.
+        command: String,
+        /// Why.
+        reason: String,
+    },
+}
+
+/// The program and arguments that will say `text`.
+pub fn command_line(configured: &[String], text: &str) -> Result<Vec<String>, SpeakError> {
+    let template: Vec<String> = if configured.is_empty() {
+        default_command().ok_or(SpeakError::NoCommand)?
+    } else {
+        configured.to_vec()
+    };
+    let mut args: Vec<String> = template.iter().map(|a| a.replace("{text}", text)).collect();
+    if !template.iter().any(|a| a.contains("{text}")) {
+        args.push(text.to_owned());
+    }
+    Ok(args)
+}
+
+fn default_command() -> Option<Vec<String>> {
+    let candidates: &[&[&str]] = if cfg!(target_os = "macos") {
+        &[&["say"]]
+    } else if cfg!(windows) {
+        &[&[
+            "powershell",
+            "-NoProfile",
+            "-Command",
+            "Add-Type -AssemblyName System.Speech; (New-Object System.Speech.Synthesis.SpeechSynthesizer).Speak($args[0])",
+        ]]
+    } else {
+        &[&["espeak-ng"], &["spd-say", "--wait"], &["espeak"]]
+    };
+    candidates
+        .iter()
+        .find(|c| on_path(c[0]))
+        .map(|c| c.iter().map(|s| (*s).to_owned()).collect())
+}
+
+fn on_path(program: &str) -> bool {
+    std::env::var_os("PATH").is_some_and(|paths| {
+        std::env::split_paths(&paths).any(|dir| {
+            let p = dir.join(program);
+            p.is_file() || p.with_extension("exe").is_file()
+        })
+    })
+}
+
+/// Prints the text on stderr and speaks it, waiting until it has been said.
+pub fn say(configured: &[String], text: &str) -> Result<(), SpeakError> {
+    eprintln!("yazses: {text}");
+    let args = command_line(configured, text)?;
+    let failed = |reason: String| SpeakError::Failed {
+        command: args[0].clone(),
+        reason,
+    };
+    let status = Command::new(&args[0])
+        .args(&args[1..])
+        .stdin(Stdio::null())
+        .stdout(Stdio::from(
+            std::io::stderr()
+                .as_fd()
+                .try_clone_to_owned()
+                .map_err(|e| failed(e.to_string()))?,
+        ))
+        .status()
+        .map_err(|e| failed(e.to_string()))?;
+    if !status.success() {
+        return Err(failed(format!("it exited with {status}")));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_text_replaces_its_placeholder_or_comes_last_and_is_one_argument() {
+        let cmd = vec!["speak".to_owned(), "--voice".to_owned(), "en".to_owned()];
+        assert_eq!(
+            command_line(&cmd, "a; rm -rf /").unwrap(),
+            ["speak", "--voice", "en", "a; rm -rf /"]
+        );
+        let cmd = vec!["x".to_owned(), "--text={text}".to_owned(), "-q".to_owned()];
+        assert_eq!(command_line(&cmd, "hi").unwrap(), ["x", "--text=hi", "-q"]);
+    }
+
+    #[test]
+    fn a_failing_command_is_an_error_not_a_panic() {
+        let err = say(&["false".to_owned()], "hello").unwrap_err();
+        assert!(err.to_string().contains("false"), "{err}");
+        let err = say(&["/nonexistent/speaker".to_owned()], "hello").unwrap_err();
+        assert!(matches!(err, SpeakError::Failed { .. }), "{err}");
+    }
+}

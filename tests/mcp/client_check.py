@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""A real MCP client (the official Python SDK) against `yazses mcp-server` over stdio.
+
+Run by tests/tests/mcp_clients.rs, once per protocol mode and config:
+
+    python client_check.py --yazses BIN --config CONFIG --mode legacy|auto|2026-07-28 \\
+        --scenario off|on|silence --jfk JFK_WAV --said SAID_FILE
+
+Prints one line per check; exits non-zero on the first failure.
+"""
+import argparse
+import asyncio
+import json
+import sys
+
+from mcp import Client, StdioServerParameters
+from mcp.shared.exceptions import MCPError
+from mcp.types import Implementation
+
+CLIENT = "yazses-test-client"
+
+
+def check(ok, what, detail=""):
+    if not ok:
+        print(f"FAIL {what}: {detail}", flush=True)
+        sys.exit(1)
+    print(f"ok {what}", flush=True)
+
+
+def text_of(result):
+    return " ".join(getattr(c, "text", "") for c in result.content)
+
+
+async def run(args):
+    params = StdioServerParameters(command=args.yazses, args=["--config", args.config, "mcp-server"])
+    async with Client(params, mode=args.mode, client_info=Implementation(name=CLIENT, version="1.0")) as client:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        if args.scenario == "off":
+            check(set(tools) == {"transcribe"}, "ask_human is absent while off", sorted(tools))
+            try:
+                r = await client.call_tool("ask_human", {"question": "Are you there?"})
+                refused, detail = r.is_error, text_of(r)
+            except MCPError as e:
+                refused, detail = True, str(e)
+            check(refused, "calling the absent ask_human is refused", detail)
+            return
+        check(set(tools) == {"transcribe", "ask_human"}, "both tools listed when on", sorted(tools))
+        t, a = tools["transcribe"], tools["ask_human"]
+        check(t.annotations.read_only_hint is True and t.annotations.idempotent_hint is True
+              and t.annotations.destructive_hint is False and t.annotations.open_world_hint is False,
+              "transcribe is annotated read-only, idempotent, closed world", t.annotations)
+        check(a.annotations.read_only_hint is False and a.annotations.idempotent_hint is False,
+              "ask_human is annotated not read-only, not idempotent", a.annotations)
+        check(t.input_schema["required"] == ["path"] and t.input_schema.get("additionalProperties") is False,
+              "transcribe's schema requires path and nothing undeclared", t.input_schema)
+        ts = a.input_schema["properties"]["timeout_s"]
+        check(ts.get("minimum") == 1 and ts.get("maximum") == 120, "timeout_s is bounded 1..120", ts)
+        q = a.input_schema["properties"]["question"]
+        check(q.get("maxLength") == 500 and a.input_schema["required"] == ["question"],
+              "question is required and bounded", a.input_schema)
+        check(t.output_schema is not None and "heard" in t.output_schema["properties"],
+              "transcribe declares its output schema", t.output_schema)
+
+        if args.scenario == "on":
+            r = await client.call_tool("transcribe", {"path": args.jfk})
+            sc = r.structured_content or {}
+            check(not r.is_error and "ask not what your country" in sc.get("text", "").lower(),
+                  "transcribe returns jfk.wav's words as structured content", text_of(r))
+            check(sc.get("heard") is True and sc.get("audio_ms") == 11000 and sc.get("segments"),
+                  "transcribe reports heard, audio_ms and segments", sc)
+            r = await client.call_tool("transcribe", {"path": "/nonexistent/x.wav"})
+            check(r.is_error and "cannot read" in text_of(r), "a missing file is an error result", text_of(r))
+            r = await client.call_tool("transcribe", {"path": args.jfk, "speed": "fast"})
+            check(r.is_error, "an undeclared argument is refused", text_of(r))
+
+            for i in range(2):
+                r = await client.call_tool("ask_human", {"question": "Which model should I ship?", "timeout_s": 20})
+                sc = r.structured_content or {}
+                check(not r.is_error and sc.get("heard") is True, f"ask_human {i + 1} hears an answer", text_of(r))
+                words = sc.get("answer", "").lower()
+                check("smaller model" in words and "friday" in words,
+                      f"ask_human {i + 1}: the pause did not cut the answer", words)
+                check(sc.get("stopped_because") == "end_of_speech", "it stopped at the end of speech", sc)
+                check(6000 <= sc.get("listen_ms", 0) <= 8000, "it listened about as long as the answer", sc)
+            said = open(args.said).read()
+            check(f"{CLIENT} asks: Which model should I ship?" in said, "the caller is named in what was spoken", said)
+            r = await client.call_tool("ask_human", {"question": "And the bigger one?"})
+            check(r.is_error and "past hour" in text_of(r), "the third answer in an hour is over budget", text_of(r))
+            r = await client.call_tool("ask_human", {"question": "x", "timeout_s": 500})
+            check(r.is_error, "timeout_s out of bounds is refused", text_of(r))
+
+        if args.scenario == "silence":
+            for i in range(2):
+                r = await client.call_tool("ask_human", {"question": "Anyone there?"})
+                sc = r.structured_content or {}
+                check(not r.is_error and sc.get("heard") is False and sc.get("answer") == "",
+                      f"silence {i + 1}: heard is false and the answer empty", text_of(r))
+                check(sc.get("stopped_because") == "no_speech" and sc.get("listen_ms") == 8000,
+                      f"silence {i + 1}: stopped for no speech after 8 s", sc)
+            # per_hour is 1 in this config: unheard answers were not charged.
+            r = await client.call_tool("ask_human", {"question": "Still nobody?"})
+            check(not r.is_error, "unheard answers are not charged to the budget", text_of(r))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    for a in ["--yazses", "--config", "--mode", "--scenario", "--jfk", "--said"]:
+        ap.add_argument(a, required=a in ("--yazses", "--config", "--mode", "--scenario"))
+    args = ap.parse_args()
+    asyncio.run(run(args))
+
+
+if __name__ == "__main__":
+    main()

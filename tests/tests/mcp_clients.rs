@@ -1,0 +1,113 @@
+//! `yazses mcp-server` driven by a real MCP client in a separate process: the official
+//! Python SDK (`tests/mcp/client_check.py`), in each of its protocol modes (`legacy`: the
+//! initialize handshake; `auto`: `server/discover` first; `2026-07-28`: that revision
+//! pinned, per-request `_meta`), against three configs:
+//!
+//! - `off`: the defaults; `ask_human` is absent from `tools/list` and refused if called.
+//! - `on`: `ask_human` on with a budget of 2, the microphone a file (`answer.wav`: an
+//!   answer with a 0.8 s pause in it); checks the schemas and annotations, `transcribe`
+//!   on jfk.wav, refusals, two heard answers not cut at the pause, the caller's name in
+//!   what was spoken, and the third answer refused by the budget.
+//! - `silence`: budget 1, the microphone silent; `heard: false` after 8 s, twice, and
+//!   neither charged.
+//!
+//! Needs `YAZSES_TEST_PYTHON` (a Python with `mcp` 2.x, which `./ci.sh assets` makes) and
+//! the test model; built with `--features yazses-tests/real-model`.
+#![cfg(feature = "real-model")]
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use yazses_tests::{env_path, imported_model, repo_root, scratch, yazses_bin};
+
+fn config(name: &str, body: &str) -> PathBuf {
+    let path = scratch().join(format!("mcp-{name}-{}.toml", std::process::id()));
+    let model = imported_model().display().to_string();
+    std::fs::write(&path, format!("{body}\n[transcribe]\nmodel = {model:?}\n")).unwrap();
+    path
+}
+
+fn said_file(mode: &str) -> PathBuf {
+    let p = scratch().join(format!("said-{mode}-{}.txt", std::process::id()));
+    let _ = std::fs::remove_file(&p);
+    p
+}
+
+fn speak_as_file(said: &std::path::Path) -> String {
+    format!(
+        "[speak]\ncommand = [\"sh\", \"-c\", \"printf '%s\\\\n' \\\"$1\\\" >> {}\", \"speak\"]\n",
+        said.display()
+    )
+}
+
+fn run(mode: &str, scenario: &str, config: &std::path::Path, said: &std::path::Path) {
+    let out = Command::new(env_path("YAZSES_TEST_PYTHON"))
+        .arg(repo_root().join("tests/mcp/client_check.py"))
+        .args(["--yazses", yazses_bin().to_str().unwrap()])
+        .args(["--config", config.to_str().unwrap()])
+        .args(["--mode", mode, "--scenario", scenario])
+        .args(["--jfk", env_path("YAZSES_TEST_JFK").to_str().unwrap()])
+        .args(["--said", said.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "{mode} {scenario} failed:\n{stdout}\n--- stderr ---\n{stderr}"
+    );
+    assert!(!stdout.contains("FAIL"), "{stdout}");
+    eprintln!(
+        "{mode} {scenario}: {} checks passed",
+        stdout.matches("\nok ").count() + 1
+    );
+}
+
+fn all_modes(scenario: &str, body: &str) {
+    for mode in ["legacy", "auto", "2026-07-28"] {
+        let said = said_file(mode);
+        let cfg = config(
+            &format!("{scenario}-{mode}"),
+            &format!("{body}\n{}", speak_as_file(&said)),
+        );
+        run(mode, scenario, &cfg, &said);
+    }
+}
+
+#[test]
+fn off_by_default_ask_human_is_not_offered() {
+    all_modes("off", "");
+}
+
+#[test]
+fn on_both_tools_work_and_every_restraint_holds() {
+    let answer = repo_root().join("fixtures/speech/answer.wav");
+    all_modes(
+        "on",
+        &format!(
+            "[mcp]\nask_human = true\nask_human_per_hour = 2\n[audio]\nsource = \"file\"\nfile = {:?}\nfile_realtime = false\n",
+            answer.display().to_string()
+        ),
+    );
+}
+
+#[test]
+fn silence_is_heard_as_nothing_and_not_charged() {
+    let quiet = scratch().join("quiet.wav");
+    let spec = hound::WavSpec {
+        channels: 1,
+        sample_rate: 16_000,
+        bits_per_sample: 16,
+        sample_format: hound::SampleFormat::Int,
+    };
+    let mut w = hound::WavWriter::create(&quiet, spec).unwrap();
+    (0..16_000).for_each(|_| w.write_sample(0i16).unwrap());
+    w.finalize().unwrap();
+    all_modes(
+        "silence",
+        &format!(
+            "[mcp]\nask_human = true\nask_human_per_hour = 1\n[audio]\nsource = \"file\"\nfile = {:?}\nfile_realtime = false\n",
+            quiet.display().to_string()
+        ),
+    );
+}
