@@ -1,6 +1,6 @@
 //! `ask_human`: an agent asks the user a question out loud and gets the spoken answer.
 //!
-//! The flow: check the restraints, say "<caller> asks: <question>", open the capture
+//! The flow: check the restraints, say "`<caller>` asks: `<question>`", open the capture
 //! source, listen until the user stops (the core's end-of-speech policy, with pre-roll),
 //! release the microphone, transcribe, and return the answer to the caller, and only to
 //! the caller: nothing here types, pastes or sends it anywhere else.
