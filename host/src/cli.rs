@@ -36,7 +36,7 @@ pub enum Command {
     #[command(subcommand)]
     Model(ModelCommand),
     /// Serve MCP over stdio (for Claude Code, Codex, Claude Desktop and other MCP clients).
-    #[command(long_about = MCP_SERVER_ABOUT)]
+    #[command(long_about = mcp_server_help())]
     McpServer,
     /// Show the configuration.
     #[command(subcommand)]
@@ -44,11 +44,12 @@ pub enum Command {
 }
 
 /// `yazses mcp-server --help`: names both tools and when `ask_human` appears.
-pub const MCP_SERVER_ABOUT: &str = "Serve MCP over stdio (for Claude Code, Codex, Claude Desktop and other MCP clients).
-
-Tools: transcribe (an audio file on this machine -> its text) and ask_human (ask the user a question out loud and return the spoken answer). ask_human appears only when [mcp] ask_human = true in the config file.
-
-stdout carries MCP messages only; logs go to stderr (YAZSES_LOG=info for more). The model loads on the first transcription.";
+pub fn mcp_server_help() -> String {
+    format!(
+        "Serve MCP over stdio (for Claude Code, Codex, Claude Desktop and other MCP clients).\n\n{}\n\nstdout carries MCP messages only; logs go to stderr (YAZSES_LOG=info for more). The model loads on the first transcription.",
+        crate::mcp::TOOLS_HELP
+    )
+}
 
 /// `yazses config ...`.
 #[derive(Debug, Subcommand)]

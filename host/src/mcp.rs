@@ -77,6 +77,7 @@ pub struct TranscribeParams {
     /// The spoken language, or `auto` (the default) to detect it. English-only models
     /// accept only `en` and `auto`.
     #[serde(default)]
+    #[schemars(extend("default" = "auto"))]
     pub language: Option<Language>,
 }
 
@@ -128,7 +129,7 @@ pub struct AskParams {
     /// ends sooner, 1.2 s after the user stops talking, or after 8 s if nobody starts.
     /// Many clients give up on a tool call after about 60 s, so stay under 50.
     #[serde(default)]
-    #[schemars(range(min = 1, max = 120))]
+    #[schemars(range(min = 1, max = 120), extend("default" = 30))]
     pub timeout_s: Option<u32>,
 }
 
@@ -160,6 +161,13 @@ pub struct Server {
     ask: Arc<AskHuman>,
 }
 
+/// `transcribe`'s description: purpose, when to use it and when not, behaviour beyond the
+/// annotations, parameters.
+pub const TRANSCRIBE_DESCRIPTION: &str = "Transcribe an audio file that is already on this machine into text, with timed segments. Use it for recordings the user or another tool has saved (WAV, FLAC, MP3, Ogg/Vorbis; any sample rate). Do not use it to hear the user live: that is ask_human. It only reads the file, on this machine; nothing is uploaded. A file without speech returns heard = false and empty text (nothing is invented). Refusals come back as error results that say why: missing or unreadable files, directories and devices, damaged files, files over the size or duration cap, languages the model does not speak. Long files take a while (about 20 times faster than real time with the default model); progress is reported when the request carries a progress token, and cancelling the request stops the work. Parameters: path (required), language (optional: a language code or auto, the default).";
+
+/// `ask_human`'s description.
+pub const ASK_HUMAN_DESCRIPTION: &str = "Ask the user a question out loud and return the spoken answer as text. Use it only for a decision or a fact that only the user has, when they are likely at the computer; prefer asking in text when you can. The question is spoken as \"<your client's name> asks: <question>\" through the speakers (and printed on the server's stderr); then the microphone listens until the user stops talking (1.2 s of silence), nobody starts within 8 s (heard = false, answer empty), or timeout_s passes, and is released at once. The answer is returned to you only: it is never typed, pasted or sent anywhere else. It interrupts a person, so it is rationed: a few heard answers per hour (3 by default; unheard ones are free), never while the user is dictating, one question at a time. Refusals come back as error results that say when to try again; do not retry sooner. Parameters: question (required, 1 to 500 characters, one short question), timeout_s (optional, 1 to 120 s, default 30; many clients stop waiting after about 60 s, so stay under 50).";
+
 /// What `mcp-server --help` and `docs/tools.md` say about the tools; pinned against the
 /// live tool list by a test.
 pub const TOOLS_HELP: &str = "Tools: transcribe (an audio file on this machine -> its text) and ask_human (ask the user a question out loud and return the spoken answer). ask_human appears only when [mcp] ask_human = true in the config file.";
@@ -180,17 +188,10 @@ impl Server {
         }
     }
 
-    /// Transcribe an audio file that is already on this machine into text, with timed segments.
-    ///
-    /// Use it for recordings the user or another tool has saved (WAV, FLAC, MP3, Ogg/Vorbis).
-    /// Do not use it to hear the user live; that is ask_human. It only reads the file. Files
-    /// without speech return heard = false and empty text (nothing is invented). Refused, as
-    /// an error result saying why: missing or unreadable files, directories and devices,
-    /// files over the size or duration cap, and languages the model does not speak. Long
-    /// files take a while (about 20x faster than real time with the default model); progress
-    /// is reported when the request carries a progress token, and cancelling stops the work.
+    /// The `transcribe` tool.
     #[tool(
         name = "transcribe",
+        description = TRANSCRIBE_DESCRIPTION,
         annotations(
             title = "Transcribe an audio file",
             read_only_hint = true,
@@ -247,20 +248,10 @@ impl Server {
         }))
     }
 
-    /// Ask the user a question out loud and return their spoken answer as text.
-    ///
-    /// Use it only when you need a decision or a fact that only the user has and they are
-    /// likely at the computer; prefer asking in text when you can. The question is spoken
-    /// as "<your client's name> asks: <question>" through the speakers (and printed on the
-    /// server's stderr), then the microphone listens until the user stops talking (1.2 s of
-    /// silence), nobody starts within 8 s (heard = false), or timeout_s passes, and is
-    /// released at once. The answer is returned to you only; it is never typed or pasted
-    /// anywhere. It interrupts a person, so it is rationed: a few answers per hour (3 by
-    /// default; an answer is charged only when one was heard), never while the user is
-    /// dictating, one question at a time. Refusals come back as error results that say when
-    /// to try again; do not retry sooner. Not read-only, not idempotent.
+    /// The `ask_human` tool.
     #[tool(
         name = "ask_human",
+        description = ASK_HUMAN_DESCRIPTION,
         annotations(
             title = "Ask the user out loud",
             read_only_hint = false,
