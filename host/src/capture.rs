@@ -222,9 +222,7 @@ pub fn open_source(
             &config.file,
             config.file_realtime,
         )?)),
-        SourceKind::Cpal => Err(CaptureError::Device(
-            "live capture through cpal is not built yet; set [audio] source = \"file\"".into(),
-        )),
+        SourceKind::Cpal => Ok(Box::new(crate::mic::CpalSource::open(&config.device)?)),
         SourceKind::Serial => Err(CaptureError::Device(
             "the serial dongle source is not built yet; set [audio] source = \"file\"".into(),
         )),

@@ -41,6 +41,8 @@ pub enum Command {
     /// Show the configuration.
     #[command(subcommand)]
     Config(ConfigCommand),
+    /// List the audio input devices (pin one with [audio] device = "NAME").
+    Devices,
 }
 
 /// `yazses mcp-server --help`: names both tools and when `ask_human` appears.
@@ -172,6 +174,21 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Model(cmd) => model_command(cmd),
         Command::McpServer => crate::mcp::serve_stdio(config()?),
         Command::Config(ConfigCommand::Show) => print(&config()?.to_toml()),
+        Command::Devices => {
+            let mut out = String::new();
+            for d in crate::mic::input_devices()? {
+                out.push_str(&format!(
+                    "{}{}\t{}\n",
+                    d.name,
+                    if d.default { " (default)" } else { "" },
+                    d.description
+                ));
+            }
+            if out.is_empty() {
+                out.push_str("no audio input devices found\n");
+            }
+            print(&out)
+        }
         Command::Config(ConfigCommand::Path) => print(&format!(
             "{}\n",
             cli.config

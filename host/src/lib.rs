@@ -24,6 +24,7 @@ pub mod capture;
 pub mod cli;
 pub mod config;
 pub mod mcp;
+pub mod mic;
 pub mod model;
 pub mod plot;
 pub mod speak;

@@ -4,7 +4,7 @@
 Run by tests/tests/mcp_clients.rs, once per protocol mode and config:
 
     python client_check.py --yazses BIN --config CONFIG --mode legacy|auto|2026-07-28 \\
-        --scenario off|on|silence --jfk JFK_WAV --said SAID_FILE
+        --scenario off|on|silence|cpal --jfk JFK_WAV --said SAID_FILE [--infile RAW]
 
 Prints one line per check; exits non-zero on the first failure.
 """
@@ -27,12 +27,33 @@ def check(ok, what, detail=""):
     print(f"ok {what}", flush=True)
 
 
+def open_files_of_server(config, path):
+    """The server's open descriptors that point at `path` (Linux /proc)."""
+    import os
+    held = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            cmdline = open(f"/proc/{pid}/cmdline", "rb").read().split(b"\0")
+            if config.encode() not in cmdline or b"mcp-server" not in cmdline:
+                continue
+            for fd in os.listdir(f"/proc/{pid}/fd"):
+                target = os.readlink(f"/proc/{pid}/fd/{fd}")
+                if target == path:
+                    held.append((pid, fd))
+        except OSError:
+            continue
+    return held
+
+
 def text_of(result):
     return " ".join(getattr(c, "text", "") for c in result.content)
 
 
 async def run(args):
-    params = StdioServerParameters(command=args.yazses, args=["--config", args.config, "mcp-server"])
+    import os
+    # The SDK starts servers with a minimal environment; pass on what the test set up.
+    passed = {k: os.environ[k] for k in ("ALSA_CONFIG_PATH", "YAZSES_LOG", "YAZSES_MODEL_DIR") if k in os.environ}
+    params = StdioServerParameters(command=args.yazses, args=["--config", args.config, "mcp-server"], env=passed)
     async with Client(params, mode=args.mode, client_info=Implementation(name=CLIENT, version="1.0")) as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
         if args.scenario == "off":
@@ -89,6 +110,16 @@ async def run(args):
             r = await client.call_tool("ask_human", {"question": "x", "timeout_s": 500})
             check(r.is_error, "timeout_s out of bounds is refused", text_of(r))
 
+        if args.scenario == "cpal":
+            r = await client.call_tool("ask_human", {"question": "Which model should I ship?"})
+            sc = r.structured_content or {}
+            words = sc.get("answer", "").lower()
+            check(not r.is_error and sc.get("heard") is True and "smaller model" in words and "friday" in words,
+                  "ask_human hears the answer through cpal", text_of(r))
+            check(sc.get("stopped_because") == "end_of_speech", "it stopped at the end of speech", sc)
+            held = open_files_of_server(args.config, args.infile)
+            check(held == [], "the microphone (the ALSA file PCM's input) is released after the call", held)
+
         if args.scenario == "silence":
             for i in range(2):
                 r = await client.call_tool("ask_human", {"question": "Anyone there?"})
@@ -104,7 +135,7 @@ async def run(args):
 
 def main():
     ap = argparse.ArgumentParser()
-    for a in ["--yazses", "--config", "--mode", "--scenario", "--jfk", "--said"]:
+    for a in ["--yazses", "--config", "--mode", "--scenario", "--jfk", "--said", "--infile"]:
         ap.add_argument(a, required=a in ("--yazses", "--config", "--mode", "--scenario"))
     args = ap.parse_args()
     asyncio.run(run(args))

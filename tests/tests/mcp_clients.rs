@@ -11,6 +11,8 @@
 //! - `silence`: budget 1, the microphone silent; `heard: false` after 8 s, twice, and
 //!   neither charged.
 //!
+//! - `cpal`: the microphone a real cpal input stream from an ALSA `file` PCM.
+//!
 //! Needs `YAZSES_TEST_PYTHON` (a Python with `mcp` 2.x, which `./ci.sh assets` makes) and
 //! the test model; built with `--features yazses-tests/real-model`.
 #![cfg(feature = "real-model")]
@@ -41,8 +43,26 @@ fn speak_as_file(said: &std::path::Path) -> String {
 }
 
 fn run(mode: &str, scenario: &str, config: &std::path::Path, said: &std::path::Path) {
-    let out = Command::new(env_path("YAZSES_TEST_PYTHON"))
-        .arg(repo_root().join("tests/mcp/client_check.py"))
+    run_with(mode, scenario, config, said, &[]);
+}
+
+fn run_with(
+    mode: &str,
+    scenario: &str,
+    config: &std::path::Path,
+    said: &std::path::Path,
+    extra: &[(&str, &str)],
+) {
+    let mut cmd = Command::new(env_path("YAZSES_TEST_PYTHON"));
+    cmd.arg(repo_root().join("tests/mcp/client_check.py"));
+    for (k, v) in extra {
+        if k.starts_with("--") {
+            cmd.args([k, v]);
+        } else {
+            cmd.env(k, v);
+        }
+    }
+    let out = cmd
         .args(["--yazses", yazses_bin().to_str().unwrap()])
         .args(["--config", config.to_str().unwrap()])
         .args(["--mode", mode, "--scenario", scenario])
@@ -109,5 +129,46 @@ fn silence_is_heard_as_nothing_and_not_charged() {
             "[mcp]\nask_human = true\nask_human_per_hour = 1\n[audio]\nsource = \"file\"\nfile = {:?}\nfile_realtime = false\n",
             quiet.display().to_string()
         ),
+    );
+}
+
+/// Real capture through cpal: an ALSA `file` PCM over `null` (no daemon, no sound card)
+/// plays `answer.wav` as the microphone `vmic`; the answer comes back through cpal, and
+/// afterwards the server no longer holds the PCM's input file open.
+#[test]
+fn cpal_capture_from_an_alsa_file_pcm_answers_and_releases_the_microphone() {
+    let reader = hound::WavReader::open(repo_root().join("fixtures/speech/answer.wav")).unwrap();
+    let raw: Vec<u8> = reader
+        .into_samples::<i16>()
+        .flat_map(|s| s.unwrap().to_le_bytes())
+        .collect();
+    let infile = scratch().join(format!("vmic-{}.raw", std::process::id()));
+    std::fs::write(&infile, raw).unwrap();
+    let alsa = scratch().join(format!("asound-{}.conf", std::process::id()));
+    std::fs::write(
+        &alsa,
+        format!(
+            "pcm.vmic {{\n  type file\n  slave {{ pcm {{ type null }} }}\n  file \"/dev/null\"\n  infile \"{}\"\n  format \"raw\"\n  hint {{ show on description \"yazses virtual microphone\" }}\n}}\n",
+            infile.display()
+        ),
+    )
+    .unwrap();
+    let said = said_file("cpal");
+    let cfg = config(
+        "cpal",
+        &format!(
+            "[mcp]\nask_human = true\n[audio]\nsource = \"cpal\"\ndevice = \"vmic\"\n{}",
+            speak_as_file(&said)
+        ),
+    );
+    run_with(
+        "legacy",
+        "cpal",
+        &cfg,
+        &said,
+        &[
+            ("ALSA_CONFIG_PATH", alsa.to_str().unwrap()),
+            ("--infile", infile.to_str().unwrap()),
+        ],
     );
 }

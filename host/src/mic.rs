@@ -1,0 +1,317 @@
+//! Live capture from a sound card through `cpal`: the default input or one pinned by name.
+//!
+//! The stream is opened only while listening and closed when the [`CpalSource`] is dropped.
+//! The audio callback does no allocation and takes no lock: it mixes each frame to mono
+//! `i16` and pushes it into a lock-free ring buffer (`rtrb`) made before the stream starts;
+//! if the ring is full, samples are counted as dropped rather than waited for. The reading
+//! side resamples to 16 kHz (when the device cannot run at 16 kHz) and cuts 10 ms frames.
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use cpal::traits::{DeviceTrait, HostTrait, StreamTrait};
+use cpal::{FromSample, Sample, SampleFormat, SizedSample};
+use rubato::{
+    Resampler, SincFixedIn, SincInterpolationParameters, SincInterpolationType, WindowFunction,
+};
+use yazses_core::frame::{FRAME_SAMPLES, Frame, SAMPLE_RATE_HZ};
+
+use crate::capture::{CaptureError, FrameSource};
+
+/// Seconds of audio the ring holds between the callback and the reader.
+const RING_SECONDS: u32 = 4;
+/// How long the reader waits for audio before calling the device dead.
+const STALL: Duration = Duration::from_secs(3);
+/// Input chunk of the streaming resampler.
+const RESAMPLE_CHUNK: usize = 480;
+
+/// An input device as `yazses devices` lists it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InputDevice {
+    /// The name to pin it with (`[audio] device`).
+    pub name: String,
+    /// What the system calls it.
+    pub description: String,
+    /// Whether it is the default input.
+    pub default: bool,
+}
+
+/// The input devices of the default host.
+pub fn input_devices() -> Result<Vec<InputDevice>, CaptureError> {
+    let host = cpal::default_host();
+    let default = host
+        .default_input_device()
+        .and_then(|d| d.id().ok())
+        .map(|id| id.id().to_owned());
+    let devices = host
+        .input_devices()
+        .map_err(|e| CaptureError::Device(e.to_string()))?;
+    Ok(devices
+        .filter_map(|d| {
+            let id = d.id().ok()?;
+            let name = id.id().to_owned();
+            let description = d
+                .description()
+                .map(|desc| desc.name().to_owned())
+                .unwrap_or_default();
+            Some(InputDevice {
+                default: default.as_deref() == Some(name.as_str()),
+                name,
+                description,
+            })
+        })
+        .collect())
+}
+
+/// A live microphone as a [`FrameSource`].
+pub struct CpalSource {
+    stream: cpal::Stream,
+    ring: rtrb::Consumer<i16>,
+    rate: u32,
+    resampler: Option<SincFixedIn<f32>>,
+    unresampled: Vec<f32>,
+    ready: VecDeque<i16>,
+    dropped: Arc<AtomicU64>,
+    failure: Arc<Mutex<Option<String>>>,
+}
+
+impl std::fmt::Debug for CpalSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CpalSource")
+            .field("rate", &self.rate)
+            .finish_non_exhaustive()
+    }
+}
+
+impl CpalSource {
+    /// Opens `device` (by name; empty for the default input) and starts capturing.
+    pub fn open(device: &str) -> Result<CpalSource, CaptureError> {
+        let dev_err =
+            |what: &str, e: &dyn std::fmt::Display| CaptureError::Device(format!("{what}: {e}"));
+        let host = cpal::default_host();
+        let dev = if device.is_empty() {
+            host.default_input_device()
+                .ok_or_else(|| CaptureError::Device("there is no default input device".into()))?
+        } else {
+            let devices = host
+                .input_devices()
+                .map_err(|e| dev_err("listing inputs", &e))?;
+            let mut found = None;
+            for d in devices {
+                let id = d.id().map(|id| id.id().to_owned()).unwrap_or_default();
+                let desc = d
+                    .description()
+                    .map(|x| x.name().to_owned())
+                    .unwrap_or_default();
+                if id == device || desc == device {
+                    found = Some(d);
+                    break;
+                }
+            }
+            found.ok_or_else(|| {
+                CaptureError::Device(format!(
+                    "no input device is named {device:?} (`yazses devices` lists them)"
+                ))
+            })?
+        };
+        let config = choose_config(&dev)?;
+        let rate = config.sample_rate();
+        let channels = usize::from(config.channels()).max(1);
+        let (producer, ring) = rtrb::RingBuffer::new((rate * RING_SECONDS) as usize);
+        let dropped = Arc::new(AtomicU64::new(0));
+        let failure = Arc::new(Mutex::new(None));
+        let stream = match config.sample_format() {
+            SampleFormat::I16 => {
+                build::<i16>(&dev, &config, channels, producer, &dropped, &failure)
+            }
+            SampleFormat::I32 => {
+                build::<i32>(&dev, &config, channels, producer, &dropped, &failure)
+            }
+            SampleFormat::F32 => {
+                build::<f32>(&dev, &config, channels, producer, &dropped, &failure)
+            }
+            SampleFormat::U16 => {
+                build::<u16>(&dev, &config, channels, producer, &dropped, &failure)
+            }
+            SampleFormat::I8 => build::<i8>(&dev, &config, channels, producer, &dropped, &failure),
+            SampleFormat::U8 => build::<u8>(&dev, &config, channels, producer, &dropped, &failure),
+            SampleFormat::F64 => {
+                build::<f64>(&dev, &config, channels, producer, &dropped, &failure)
+            }
+            other => {
+                return Err(CaptureError::Device(format!(
+                    "the device offers only {other} samples, which yazses does not read"
+                )));
+            }
+        }
+        .map_err(|e| dev_err("opening the input stream", &e))?;
+        stream
+            .play()
+            .map_err(|e| dev_err("starting the input stream", &e))?;
+        let resampler = if rate == SAMPLE_RATE_HZ {
+            None
+        } else {
+            let params = SincInterpolationParameters {
+                sinc_len: 64,
+                f_cutoff: 0.915,
+                interpolation: SincInterpolationType::Linear,
+                oversampling_factor: 64,
+                window: WindowFunction::BlackmanHarris2,
+            };
+            Some(
+                SincFixedIn::new(
+                    f64::from(SAMPLE_RATE_HZ) / f64::from(rate),
+                    1.0,
+                    params,
+                    RESAMPLE_CHUNK,
+                    1,
+                )
+                .map_err(|e| dev_err("setting up resampling", &e))?,
+            )
+        };
+        tracing::info!(rate, channels, format = %config.sample_format(), "microphone open");
+        Ok(CpalSource {
+            stream,
+            ring,
+            rate,
+            resampler,
+            unresampled: Vec::with_capacity(RESAMPLE_CHUNK * 2),
+            ready: VecDeque::with_capacity(FRAME_SAMPLES * 8),
+            dropped,
+            failure,
+        })
+    }
+
+    /// Moves what the callback captured into `ready`, resampled to 16 kHz.
+    fn drain(&mut self) -> Result<usize, CaptureError> {
+        let n = self.ring.slots();
+        if n == 0 {
+            return Ok(0);
+        }
+        let chunk = self
+            .ring
+            .read_chunk(n)
+            .map_err(|e| CaptureError::Device(e.to_string()))?;
+        match self.resampler.as_mut() {
+            None => self.ready.extend(chunk),
+            Some(resampler) => {
+                self.unresampled
+                    .extend(chunk.into_iter().map(|s| f32::from(s) / 32768.0));
+                let mut start = 0;
+                while self.unresampled.len() - start >= RESAMPLE_CHUNK {
+                    let out = resampler
+                        .process(&[&self.unresampled[start..start + RESAMPLE_CHUNK]], None)
+                        .map_err(|e| CaptureError::Device(e.to_string()))?;
+                    self.ready.extend(
+                        out[0]
+                            .iter()
+                            .map(|&s| (s * 32768.0).round().clamp(-32768.0, 32767.0) as i16),
+                    );
+                    start += RESAMPLE_CHUNK;
+                }
+                self.unresampled.drain(..start);
+            }
+        }
+        Ok(n)
+    }
+}
+
+impl FrameSource for CpalSource {
+    fn next_frame(&mut self) -> Result<Option<Frame>, CaptureError> {
+        let mut waiting_since = Instant::now();
+        while self.ready.len() < FRAME_SAMPLES {
+            if let Some(why) = self.failure.lock().ok().and_then(|f| f.clone()) {
+                return Err(CaptureError::Device(why));
+            }
+            if self.drain()? > 0 {
+                waiting_since = Instant::now();
+                continue;
+            }
+            if waiting_since.elapsed() > STALL {
+                return Err(CaptureError::Device(format!(
+                    "the microphone delivered no audio for {} s (unplugged?)",
+                    STALL.as_secs()
+                )));
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        let mut frame = [0i16; FRAME_SAMPLES];
+        for (slot, s) in frame.iter_mut().zip(self.ready.drain(..FRAME_SAMPLES)) {
+            *slot = s;
+        }
+        Ok(Some(frame))
+    }
+}
+
+impl Drop for CpalSource {
+    fn drop(&mut self) {
+        let _ = self.stream.pause();
+        let dropped = self.dropped.load(Ordering::Relaxed);
+        if dropped > 0 {
+            tracing::warn!(
+                dropped,
+                "samples were dropped: the reader fell behind the microphone"
+            );
+        }
+        tracing::info!("microphone closed");
+    }
+}
+
+/// 16 kHz mono when the device offers it (no resampling), else its default.
+fn choose_config(dev: &cpal::Device) -> Result<cpal::SupportedStreamConfig, CaptureError> {
+    let preferred = [SampleFormat::I16, SampleFormat::F32];
+    if let Ok(ranges) = dev.supported_input_configs() {
+        let ranges: Vec<_> = ranges.collect();
+        for format in preferred {
+            for channels in [1u16, 2] {
+                if let Some(r) = ranges.iter().find(|r| {
+                    r.sample_format() == format
+                        && r.channels() == channels
+                        && r.min_sample_rate() <= SAMPLE_RATE_HZ
+                        && r.max_sample_rate() >= SAMPLE_RATE_HZ
+                }) {
+                    return Ok(r.with_sample_rate(SAMPLE_RATE_HZ));
+                }
+            }
+        }
+    }
+    dev.default_input_config()
+        .map_err(|e| CaptureError::Device(format!("the device has no usable input format: {e}")))
+}
+
+fn build<T>(
+    dev: &cpal::Device,
+    config: &cpal::SupportedStreamConfig,
+    channels: usize,
+    mut producer: rtrb::Producer<i16>,
+    dropped: &Arc<AtomicU64>,
+    failure: &Arc<Mutex<Option<String>>>,
+) -> Result<cpal::Stream, cpal::Error>
+where
+    T: SizedSample,
+    i16: FromSample<T>,
+{
+    let dropped = dropped.clone();
+    let failure = failure.clone();
+    dev.build_input_stream(
+        config.config(),
+        move |data: &[T], _: &cpal::InputCallbackInfo| {
+            // Real-time context: no allocation, no lock, no waiting.
+            for frame in data.chunks_exact(channels) {
+                let sum: i32 = frame.iter().map(|&s| i32::from(i16::from_sample(s))).sum();
+                let mono = (sum / channels as i32) as i16;
+                if producer.push(mono).is_err() {
+                    dropped.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+        },
+        move |err: cpal::Error| {
+            if let Ok(mut f) = failure.try_lock() {
+                f.get_or_insert_with(|| err.to_string());
+            }
+        },
+        None,
+    )
+}
