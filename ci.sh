@@ -8,6 +8,8 @@
 #                      and a Python venv with the MCP SDK (PyPI mcp 2.3.0) for the client tests
 #   ./ci.sh model      install that model as `tiny.en` with `yazses model import` (the quick
 #                      start's way to a model where Hugging Face is out of reach)
+#   ./ci.sh bundle     build the MCP Bundle (dist/yazses.mcpb) from packaging/mcpb and check it
+#                      with the official mcpb tool (npm @anthropic-ai/mcpb, pinned)
 #   ./ci.sh nostd      build yazses-core for thumbv6m/thumbv7em with each feature; fail on alloc
 #   ./ci.sh fixtures   regenerate fixtures/vad and fixtures/speech and compare with the committed files
 set -euo pipefail
@@ -76,6 +78,17 @@ model)
   assets
   cargo run --release --locked -p yazses -- model import "$CT2_DIR" --name tiny.en
   ;;
+bundle)
+  cargo build --release --locked -p yazses
+  rm -rf dist/mcpb && mkdir -p dist
+  python3 packaging/mcpb/build.py target/release/yazses dist/mcpb
+  npx --yes @anthropic-ai/mcpb@2.1.2 validate dist/mcpb/manifest.json
+  npx --yes @anthropic-ai/mcpb@2.1.2 pack dist/mcpb dist/yazses.mcpb
+  if unzip -l dist/yazses.mcpb | grep -E ' yazses(\.exe)?$'; then
+    echo "the bundle must not ship a copy of yazses" >&2
+    exit 1
+  fi
+  ;;
 nostd)
   if grep -rn "extern crate alloc" core-nostd/src; then
     echo "yazses-core must not use alloc" >&2
@@ -121,7 +134,7 @@ fixtures)
   rm -rf "$out"
   ;;
 *)
-  echo "usage: ./ci.sh test|assets|model|nostd|fixtures" >&2
+  echo "usage: ./ci.sh test|assets|model|bundle|nostd|fixtures" >&2
   exit 2
   ;;
 esac
