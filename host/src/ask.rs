@@ -221,6 +221,7 @@ impl AskHuman {
             threads: self.config.transcribe.threads,
             // Latency matters more than the last word of accuracy for a short answer.
             beam_size: 1,
+            fit_context: true,
             ..Options::default()
         };
         let audio = crate::audio::Audio {

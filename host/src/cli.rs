@@ -250,6 +250,7 @@ fn transcribe(args: TranscribeArgs, config: &config::Config) -> anyhow::Result<(
             max_secs: args.max_duration_s.unwrap_or(t.max_duration_s),
         },
         cancel: None,
+        fit_context: false,
     };
     let many = args.files.len() > 1;
     let mut failed = 0usize;

@@ -228,6 +228,7 @@ impl Server {
                 beam_size: usize::from(config.transcribe.beam_size),
                 limits: config.limits(),
                 cancel: Some(cancel),
+                fit_context: false,
             };
             let path = PathBuf::from(&params.path);
             transcribe::transcribe_file(&engine, &path, &options, move |pct| {
