@@ -10,6 +10,9 @@
 #                      start's way to a model where Hugging Face is out of reach)
 #   ./ci.sh bundle     build the MCP Bundle (dist/yazses.mcpb) from packaging/mcpb and check it
 #                      with the official mcpb tool (npm @anthropic-ai/mcpb, pinned)
+#   ./ci.sh inspector  the official MCP Inspector (npm @modelcontextprotocol/inspector 2.12.0) in
+#                      CLI mode against `yazses mcp-server`: --strict tools/list, then a call
+#                      of each tool (needs `./ci.sh model` first)
 #   ./ci.sh nostd      build yazses-core for thumbv6m/thumbv7em with each feature; fail on alloc
 #   ./ci.sh fixtures   regenerate fixtures/vad and fixtures/speech and compare with the committed files
 set -euo pipefail
@@ -89,6 +92,27 @@ bundle)
     exit 1
   fi
   ;;
+inspector)
+  assets
+  cargo build --release --locked -p yazses
+  if [ ! -x "$CACHE/inspector/node_modules/.bin/mcp-inspector" ]; then
+    mkdir -p "$CACHE/inspector"
+    (cd "$CACHE/inspector" && npm install --silent --no-audit --no-fund @modelcontextprotocol/inspector@2.12.0)
+  fi
+  inspect() { "$CACHE/inspector/node_modules/.bin/mcp-inspector" --cli -e YAZSES_CONFIG="$cfg" "$PWD/target/release/yazses" mcp-server "$@"; }
+  cfg=$(mktemp --suffix .toml)
+  printf '[mcp]\nask_human = true\n[audio]\nsource = "file"\nfile = "%s"\nfile_realtime = false\n[speak]\ncommand = ["true"]\n' \
+    "$PWD/fixtures/speech/answer.wav" > "$cfg"
+  inspect --strict --method tools/list > /dev/null 2> "$cfg.err" || { cat "$cfg.err"; exit 1; }
+  if grep -E '^(Warning|Error): tool' "$cfg.err"; then
+    echo "the inspector found schema portability problems" >&2
+    exit 1
+  fi
+  inspect --method tools/call --tool-name transcribe --tool-arg "path=$JFK" 2>/dev/null | grep -q 'ask not what your country'
+  inspect --method tools/call --tool-name ask_human --tool-arg "question=Which model?" 2>/dev/null | grep -q 'smaller model'
+  echo "the MCP Inspector lists both tools with no schema problems and calls both"
+  rm -f "$cfg" "$cfg.err"
+  ;;
 nostd)
   if grep -rn "extern crate alloc" core-nostd/src; then
     echo "yazses-core must not use alloc" >&2
@@ -134,7 +158,7 @@ fixtures)
   rm -rf "$out"
   ;;
 *)
-  echo "usage: ./ci.sh test|assets|model|bundle|nostd|fixtures" >&2
+  echo "usage: ./ci.sh test|assets|model|bundle|inspector|nostd|fixtures" >&2
   exit 2
   ;;
 esac

@@ -17,7 +17,7 @@ use crate::{analysis, audio, config, model, plot};
 #[command(name = "yazses", version, about, propagate_version = true)]
 pub struct Cli {
     /// The config file (default: the platform config directory's yazses/config.toml).
-    #[arg(long, global = true, value_name = "PATH")]
+    #[arg(long, global = true, value_name = "PATH", env = "YAZSES_CONFIG")]
     pub config: Option<PathBuf>,
     /// What to do.
     #[command(subcommand)]

@@ -77,7 +77,7 @@ pub struct TranscribeParams {
     /// The spoken language, or `auto` (the default) to detect it. English-only models
     /// accept only `en` and `auto`.
     #[serde(default)]
-    #[schemars(extend("default" = "auto"))]
+    #[schemars(with = "Language", extend("default" = "auto"))]
     pub language: Option<Language>,
 }
 
@@ -94,6 +94,7 @@ pub struct TranscribeOutput {
     pub heard: bool,
     /// The detected or given language, with a multilingual model.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
     pub language: Option<String>,
 }
 
@@ -128,8 +129,10 @@ pub struct AskParams {
     /// The longest to listen for the answer, in seconds (1 to 120, default 30). Listening
     /// ends sooner, 1.2 s after the user stops talking, or after 8 s if nobody starts.
     /// Many clients give up on a tool call after about 60 s, so stay under 50.
+    // Declared as a plain integer: absent means the default, and a single-type schema is
+    // the portable one (the inspector's --strict check flags ["integer", "null"]).
     #[serde(default)]
-    #[schemars(range(min = 1, max = 120), extend("default" = 30))]
+    #[schemars(with = "u32", range(min = 1, max = 120), extend("default" = 30))]
     pub timeout_s: Option<u32>,
 }
 
