@@ -271,3 +271,79 @@ fn closing_stdin_mid_call_exits_promptly() {
     assert!(status.code().is_some(), "{status}");
     assert!(started.elapsed() < Duration::from_secs(10));
 }
+
+#[test]
+fn arguments_are_held_to_their_schema_bounds() {
+    let mut s = Session::start(&config(true));
+    s.initialize();
+    let tools = s.tools();
+    let ask = tools.iter().find(|t| t["name"] == "ask_human").unwrap();
+    let props = &ask["inputSchema"]["properties"];
+    let (lo, hi) = (
+        props["timeout_s"]["minimum"].as_u64().unwrap(),
+        props["timeout_s"]["maximum"].as_u64().unwrap(),
+    );
+    let max_len = props["question"]["maxLength"].as_u64().unwrap() as usize;
+    let call = |s: &mut Session, id: u64, args: Value| {
+        let r = s.request(
+            id,
+            "tools/call",
+            json!({"name": "ask_human", "arguments": args}),
+        );
+        let refused = r.get("error").is_some() || r["result"]["isError"] == true;
+        let text = r["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or("")
+            .to_owned();
+        (
+            refused,
+            text + &r["error"]["message"].as_str().unwrap_or("").to_owned(),
+        )
+    };
+    // Out of bounds: refused for the bound itself, before the microphone is touched.
+    for (id, args) in [
+        (20, json!({"question": "ok?", "timeout_s": lo - 1})),
+        (21, json!({"question": "ok?", "timeout_s": hi + 1})),
+        (22, json!({"question": "x".repeat(max_len + 1)})),
+        (23, json!({"question": ""})),
+        (24, json!({})),
+        (25, json!({"question": "ok?", "timeout_s": "soon"})),
+    ] {
+        let (refused, text) = call(&mut s, id, args.clone());
+        assert!(refused, "{args} was accepted");
+        assert!(
+            !text.contains("microphone"),
+            "{args} got as far as the microphone: {text}"
+        );
+    }
+    // At the bounds: accepted, so the call goes on to the microphone (cpal here, which this
+    // machine may not have; either way the refusal is about the device, not the arguments).
+    for (id, args) in [
+        (
+            30,
+            json!({"question": "x".repeat(max_len), "timeout_s": hi}),
+        ),
+        (31, json!({"question": "ok?", "timeout_s": lo})),
+    ] {
+        let (_, text) = call(&mut s, id, args.clone());
+        assert!(
+            !text.contains("timeout_s must") && !text.contains("longer than"),
+            "{args}: {text}"
+        );
+    }
+    let transcribe = tools.iter().find(|t| t["name"] == "transcribe").unwrap();
+    let langs = transcribe["inputSchema"]["$defs"]["Language"]["enum"]
+        .as_array()
+        .unwrap();
+    assert!(langs.contains(&json!("auto")) && langs.contains(&json!("en")));
+    let r = s.request(
+        40,
+        "tools/call",
+        json!({"name": "transcribe", "arguments": {"path": "/x.wav", "language": "klingon"}}),
+    );
+    assert!(
+        r.get("error").is_some() || r["result"]["isError"] == true,
+        "{r}"
+    );
+    s.close();
+}

@@ -89,6 +89,14 @@ async def run(args):
                   "transcribe returns jfk.wav's words as structured content", text_of(r))
             check(sc.get("heard") is True and sc.get("audio_ms") == 11000 and sc.get("segments"),
                   "transcribe reports heard, audio_ms and segments", sc)
+            seen = []
+
+            async def on_progress(progress, total, message):
+                seen.append(progress)
+
+            r = await client.call_tool("transcribe", {"path": args.sentences}, progress_callback=on_progress)
+            check(not r.is_error and seen and seen == sorted(seen) and max(seen) <= 100,
+                  "a long transcription reports rising progress to a client that asked", seen)
             r = await client.call_tool("transcribe", {"path": "/nonexistent/x.wav"})
             check(r.is_error and "cannot read" in text_of(r), "a missing file is an error result", text_of(r))
             r = await client.call_tool("transcribe", {"path": args.jfk, "speed": "fast"})
@@ -135,7 +143,7 @@ async def run(args):
 
 def main():
     ap = argparse.ArgumentParser()
-    for a in ["--yazses", "--config", "--mode", "--scenario", "--jfk", "--said", "--infile"]:
+    for a in ["--yazses", "--config", "--mode", "--scenario", "--jfk", "--said", "--infile", "--sentences"]:
         ap.add_argument(a, required=a in ("--yazses", "--config", "--mode", "--scenario"))
     args = ap.parse_args()
     asyncio.run(run(args))

@@ -68,6 +68,13 @@ fn run_with(
         .args(["--mode", mode, "--scenario", scenario])
         .args(["--jfk", env_path("YAZSES_TEST_JFK").to_str().unwrap()])
         .args(["--said", said.to_str().unwrap()])
+        .args([
+            "--sentences",
+            repo_root()
+                .join("fixtures/speech/sentences.flac")
+                .to_str()
+                .unwrap(),
+        ])
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
