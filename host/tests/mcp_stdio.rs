@@ -295,10 +295,7 @@ fn arguments_are_held_to_their_schema_bounds() {
             .as_str()
             .unwrap_or("")
             .to_owned();
-        (
-            refused,
-            text + &r["error"]["message"].as_str().unwrap_or("").to_owned(),
-        )
+        (refused, text + r["error"]["message"].as_str().unwrap_or(""))
     };
     // Out of bounds: refused for the bound itself, before the microphone is touched.
     for (id, args) in [
