@@ -353,20 +353,8 @@ pub fn convert<W: Write>(
         TensorType::F32,
     )?;
     for i in 0..hp.n_audio_layer {
-        let s = format!("encoder/layer_{i}");
-        let o = format!("encoder.blocks.{i}");
-        w.self_attention(
-            &src,
-            &format!("{s}/self_attention"),
-            &format!("{o}.attn"),
-            d,
-        )?;
-        w.norm(
-            &src,
-            &format!("{s}/self_attention/layer_norm"),
-            &format!("{o}.attn_ln"),
-            d,
-        )?;
+        let (s, o) = (format!("encoder/layer_{i}"), format!("encoder.blocks.{i}"));
+        w.self_attention_block(&src, &s, &o, d)?;
         w.mlp(&src, &s, &o, d)?;
     }
     w.norm(&src, "encoder/layer_norm", "encoder.ln_post", d)?;
@@ -387,20 +375,8 @@ pub fn convert<W: Write>(
         TensorType::F16,
     )?;
     for i in 0..hp.n_text_layer {
-        let s = format!("decoder/layer_{i}");
-        let o = format!("decoder.blocks.{i}");
-        w.self_attention(
-            &src,
-            &format!("{s}/self_attention"),
-            &format!("{o}.attn"),
-            d,
-        )?;
-        w.norm(
-            &src,
-            &format!("{s}/self_attention/layer_norm"),
-            &format!("{o}.attn_ln"),
-            d,
-        )?;
+        let (s, o) = (format!("decoder/layer_{i}"), format!("decoder.blocks.{i}"));
+        w.self_attention_block(&src, &s, &o, d)?;
         // Cross-attention: the query alone, then key and value fused, then the output.
         let a = format!("{s}/attention");
         let c = format!("{o}.cross_attn");
@@ -648,6 +624,24 @@ impl<W: Write> TensorWriter<'_, W> {
             &qkv_b[2 * d..],
         )?;
         self.linear(src, &format!("{from}/linear_1"), &format!("{to}.out"), d, d)
+    }
+
+    /// A block's self-attention and its layer norm, in whisper's order.
+    fn self_attention_block(
+        &mut self,
+        src: &Source,
+        layer: &str,
+        block: &str,
+        d: usize,
+    ) -> Result<(), ConvertError> {
+        let attn = format!("{layer}/self_attention");
+        self.self_attention(src, &attn, &format!("{block}.attn"), d)?;
+        self.norm(
+            src,
+            &format!("{attn}/layer_norm"),
+            &format!("{block}.attn_ln"),
+            d,
+        )
     }
 
     /// In PyTorch's order (mlp.0, mlp.2, then mlp_ln), which whisper.cpp's converter keeps.
