@@ -320,6 +320,7 @@ fn cancel_flag(context: &RequestContext<RoleServer>) -> Arc<AtomicBool> {
     let ct = context.ct.clone();
     tokio::spawn(async move {
         ct.cancelled().await;
+        tracing::info!("request cancelled by the client");
         set.store(true, Ordering::SeqCst);
     });
     flag
