@@ -3,10 +3,10 @@
 //!
 //! The command comes from `[speak] command`; empty means the first one installed of
 //! `espeak-ng`, `spd-say --wait`, `say` (macOS) and PowerShell's SAPI (Windows). The text
-//! is passed as one argument, never through a shell. Its stdout goes to our stderr, so a
-//! chatty speech program cannot write into the MCP stream.
+//! is passed as one argument, never through a shell. The command inherits our stdout: in
+//! `yazses mcp-server` that descriptor already points at stderr (the server's fd-level
+//! guard), so a chatty speech program cannot write into the MCP stream; a test pins that.
 
-use std::os::fd::AsFd;
 use std::process::{Command, Stdio};
 
 /// Why the question could not be spoken.
@@ -78,12 +78,6 @@ pub fn say(configured: &[String], text: &str) -> Result<(), SpeakError> {
     let status = Command::new(&args[0])
         .args(&args[1..])
         .stdin(Stdio::null())
-        .stdout(Stdio::from(
-            std::io::stderr()
-                .as_fd()
-                .try_clone_to_owned()
-                .map_err(|e| failed(e.to_string()))?,
-        ))
         .status()
         .map_err(|e| failed(e.to_string()))?;
     if !status.success() {

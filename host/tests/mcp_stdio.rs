@@ -344,3 +344,34 @@ fn arguments_are_held_to_their_schema_bounds() {
     );
     s.close();
 }
+
+#[test]
+fn a_child_writing_to_stdout_cannot_reach_the_mcp_stream() {
+    // The speech command inherits the server's fd 1 and prints to it; the fd-level guard
+    // has pointed fd 1 at stderr, so stdout still carries JSON-RPC only (recv() fails on
+    // any other line).
+    let path = scratch("noisy.toml");
+    std::fs::write(
+        &path,
+        "[mcp]\nask_human = true\n[audio]\nsource = \"file\"\nfile = \"/nonexistent/mic.wav\"\n\
+         [speak]\ncommand = [\"sh\", \"-c\", \"echo STRAY-LINE-ON-STDOUT; echo '{not json'\", \"speak\"]\n",
+    )
+    .unwrap();
+    let mut s = Session::start(&path);
+    s.initialize();
+    let r = s.request(
+        50,
+        "tools/call",
+        json!({"name": "ask_human", "arguments": {"question": "Anyone?"}}),
+    );
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    assert!(
+        r["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("microphone"),
+        "{r}"
+    );
+    assert_eq!(s.tools().len(), 2);
+    assert!(s.close().success());
+}
