@@ -128,7 +128,7 @@ pub struct AskParams {
     pub question: String,
     /// The longest to listen for the answer, in seconds (1 to 120, default 30). Listening
     /// ends sooner, 1.2 s after the user stops talking, or after 8 s if nobody starts.
-    /// Many clients give up on a tool call after about 60 s, so stay under 50.
+    /// Above 50 the call needs a progress token (clients often stop waiting at 60 s).
     // Declared as a plain integer: absent means the default, and a single-type schema is
     // the portable one (the inspector's --strict check flags ["integer", "null"]).
     #[serde(default)]
@@ -169,7 +169,11 @@ pub struct Server {
 pub const TRANSCRIBE_DESCRIPTION: &str = "Transcribe an audio file that is already on this machine into text, with timed segments. Use it for recordings the user or another tool has saved (WAV, FLAC, MP3, Ogg/Vorbis; any sample rate). Do not use it to hear the user live: that is ask_human. It only reads the file, on this machine; nothing is uploaded. A file without speech returns heard = false and empty text (nothing is invented). Refusals come back as error results that say why: missing or unreadable files, directories and devices, damaged files, files over the size or duration cap, languages the model does not speak. Long files take a while (about 20 times faster than real time with the default model); progress is reported when the request carries a progress token, and cancelling the request stops the work. Parameters: path (required), language (optional: a language code or auto, the default).";
 
 /// `ask_human`'s description.
-pub const ASK_HUMAN_DESCRIPTION: &str = "Ask the user a question out loud and return the spoken answer as text. Use it only for a decision or a fact that only the user has, when they are likely at the computer; prefer asking in text when you can. The question is spoken as \"<your client's name> asks: <question>\" through the speakers (and printed on the server's stderr); then the microphone listens until the user stops talking (1.2 s of silence), nobody starts within 8 s (heard = false, answer empty), or timeout_s passes, and is released at once. The answer is returned to you only: it is never typed, pasted or sent anywhere else. It interrupts a person, so it is rationed: a few heard answers per hour (3 by default; unheard ones are free), never while the user is dictating, one question at a time. Refusals come back as error results that say when to try again; do not retry sooner. Parameters: question (required, 1 to 500 characters, one short question), timeout_s (optional, 1 to 120 s, default 30; many clients stop waiting after about 60 s, so stay under 50).";
+pub const ASK_HUMAN_DESCRIPTION: &str = "Ask the user a question out loud and return the spoken answer as text. Use it only for a decision or a fact that only the user has, when they are likely at the computer; prefer asking in text when you can. The question is spoken as \"<your client's name> asks: <question>\" through the speakers (and printed on the server's stderr); then the microphone listens until the user stops talking (1.2 s of silence), nobody starts within 8 s (heard = false, answer empty), or timeout_s passes, and is released at once. The answer is returned to you only: it is never typed, pasted or sent anywhere else. It interrupts a person, so it is rationed: a few heard answers per hour (3 by default; unheard ones are free), never while the user is dictating, one question at a time. Refusals come back as error results that say when to try again; do not retry sooner. Parameters: question (required, 1 to 500 characters, one short question), timeout_s (optional, 1 to 120 s, default 30; many clients stop waiting after about 60 s, so above 50 the call is refused unless the request carries a progress token, which the server then keeps alive with progress notifications).";
+
+/// The longest `timeout_s` accepted without a progress token: listening plus speaking and
+/// transcribing stays under the 60 s many clients allow a tool call.
+pub const SAFE_TIMEOUT_S: u32 = 50;
 
 /// What `mcp-server --help` and `docs/tools.md` say about the tools; pinned against the
 /// live tool list by a test.
@@ -282,6 +286,31 @@ impl Server {
                 "The question is longer than {MAX_QUESTION_CHARS} characters; ask something short enough to answer out loud."
             ));
         }
+        // Speaking and transcribing add a few seconds to the listening time; past about 55 s
+        // in all, clients that cut tool calls at 60 s would drop the answer. A client that
+        // sends a progress token gets a heartbeat instead, which keeps such clients waiting.
+        let token = context.meta.get_progress_token();
+        if timeout_s > SAFE_TIMEOUT_S && token.is_none() {
+            return Err(format!(
+                "timeout_s = {timeout_s} would likely outlast the usual 60 s limit on a tool call, and the answer would be lost; use {SAFE_TIMEOUT_S} or less, or send a progress token (the server then reports progress every few seconds while it listens)."
+            ));
+        }
+        let heartbeat = token.map(|token| {
+            let peer = context.peer.clone();
+            tokio::spawn(async move {
+                let mut tick = tokio::time::interval(std::time::Duration::from_secs(5));
+                let mut elapsed = 0.0;
+                loop {
+                    tick.tick().await;
+                    let mut p = ProgressNotificationParam::new(token.clone(), elapsed);
+                    p.message = Some("listening for the answer".into());
+                    if peer.notify_progress(p).await.is_err() {
+                        break;
+                    }
+                    elapsed += 5.0;
+                }
+            })
+        });
         let caller = context
             .client_info()
             .map(|i| i.name)
@@ -290,7 +319,7 @@ impl Server {
         let ask = self.ask.clone();
         let config = self.config.clone();
         let models = self.models.clone();
-        tokio::task::spawn_blocking(move || {
+        let result = tokio::task::spawn_blocking(move || {
             ask.ask(
                 &caller,
                 &params.question,
@@ -302,7 +331,11 @@ impl Server {
             .map_err(|e| e.to_string())
         })
         .await
-        .map_err(|e| format!("the question stopped unexpectedly: {e}"))?
+        .map_err(|e| format!("the question stopped unexpectedly: {e}"));
+        if let Some(h) = heartbeat {
+            h.abort();
+        }
+        result?
     }
 }
 

@@ -375,3 +375,34 @@ fn a_child_writing_to_stdout_cannot_reach_the_mcp_stream() {
     assert_eq!(s.tools().len(), 2);
     assert!(s.close().success());
 }
+
+#[test]
+fn a_wait_longer_than_clients_allow_needs_a_progress_token() {
+    let mut s = Session::start(&config(true));
+    s.initialize();
+    let r = s.request(
+        60,
+        "tools/call",
+        json!({"name": "ask_human", "arguments": {"question": "Ready?", "timeout_s": 90}}),
+    );
+    let text = r["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    assert!(
+        text.contains("60 s limit") && text.contains("progress token"),
+        "{text}"
+    );
+    // With a token the same wait is allowed (and fails later, at this machine's microphone).
+    let r = s.request(
+        61,
+        "tools/call",
+        json!({"name": "ask_human", "arguments": {"question": "Ready?", "timeout_s": 90},
+               "_meta": {"progressToken": "t"}}),
+    );
+    let text = r["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(!text.contains("60 s limit"), "{text}");
+    assert!(s.close().success());
+}
