@@ -17,7 +17,10 @@ use serde::Serialize;
 use whisper_rs::{
     FullParams, SamplingStrategy, WhisperContext, WhisperContextParameters, WhisperState,
 };
+use yazses_core::autostop::Autostop;
 use yazses_core::endpoint::EndpointConfig;
+use yazses_core::frame::FRAME_SAMPLES;
+use yazses_core::time::Instant;
 use yazses_core::vad::Vad;
 
 use crate::audio::{self, Audio, AudioError, Limits};
@@ -346,11 +349,20 @@ pub fn transcribe_file(
 
 /// Whether the detector hears at least the policy's minimum run of speech anywhere.
 pub fn has_speech(samples: &[i16]) -> bool {
-    let analysis = crate::analysis::analyze(samples, Vad::DEFAULT, EndpointConfig::default());
-    let min_frames = EndpointConfig::default().min_speech.total_millis() / 10;
+    // The detector alone, frame by frame, stopping at the first long enough run: no
+    // per-frame record is kept (a three-hour file would hold a million of them).
+    let endpoint = EndpointConfig::default();
+    let min_frames = endpoint.min_speech.total_millis() / 10;
+    let mut detector = Autostop::new(Vad::DEFAULT, endpoint, Instant::ZERO);
     let mut run = 0u64;
-    analysis.frames.iter().any(|f| {
-        run = if f.vad.speech { run + 1 } else { 0 };
+    samples.chunks(FRAME_SAMPLES).any(|chunk| {
+        let mut frame = [0i16; FRAME_SAMPLES];
+        frame[..chunk.len()].copy_from_slice(chunk);
+        run = if detector.push_frame(&frame).vad.speech {
+            run + 1
+        } else {
+            0
+        };
         run >= min_frames
     })
 }
