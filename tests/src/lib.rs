@@ -80,3 +80,18 @@ pub fn yazses_bin() -> PathBuf {
     );
     bin
 }
+
+/// Writes 16 kHz mono 16-bit samples as a WAV file.
+pub fn write_wav(path: &Path, samples: &[i16]) {
+    let spec = hound::WavSpec {
+        channels: 1,
+        sample_rate: 16_000,
+        bits_per_sample: 16,
+        sample_format: hound::SampleFormat::Int,
+    };
+    let mut w = hound::WavWriter::create(path, spec).expect("create the WAV file");
+    for &s in samples {
+        w.write_sample(s).expect("write a sample");
+    }
+    w.finalize().expect("finish the WAV file");
+}

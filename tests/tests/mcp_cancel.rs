@@ -8,7 +8,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use yazses_tests::{imported_model, repo_root, scratch, yazses_bin};
+use yazses_tests::{imported_model, repo_root, scratch, write_wav, yazses_bin};
 
 /// User plus system CPU time of a process, in clock ticks (Linux).
 fn cpu_ticks(pid: u32) -> u64 {
@@ -23,14 +23,9 @@ fn cpu_ticks(pid: u32) -> u64 {
 fn a_cancelled_transcription_stops_using_the_cpu_and_the_session_goes_on() {
     // Three minutes of speech: long enough to be cancelled mid-way.
     let reader = hound::WavReader::open(repo_root().join("fixtures/speech/answer.wav")).unwrap();
-    let spec = reader.spec();
     let one: Vec<i16> = reader.into_samples::<i16>().map(Result::unwrap).collect();
     let long = scratch().join(format!("long-{}.wav", std::process::id()));
-    let mut w = hound::WavWriter::create(&long, spec).unwrap();
-    for _ in 0..30 {
-        one.iter().for_each(|&s| w.write_sample(s).unwrap());
-    }
-    w.finalize().unwrap();
+    write_wav(&long, &one.repeat(30));
     let cfg = scratch().join(format!("cancel-{}.toml", std::process::id()));
     std::fs::write(
         &cfg,

@@ -20,7 +20,7 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use yazses_tests::{env_path, imported_model, repo_root, scratch, yazses_bin};
+use yazses_tests::{env_path, imported_model, repo_root, scratch, write_wav, yazses_bin};
 
 fn config(name: &str, body: &str) -> PathBuf {
     let path = scratch().join(format!("mcp-{name}-{}.toml", std::process::id()));
@@ -121,15 +121,7 @@ fn on_both_tools_work_and_every_restraint_holds() {
 #[test]
 fn silence_is_heard_as_nothing_and_not_charged() {
     let quiet = scratch().join("quiet.wav");
-    let spec = hound::WavSpec {
-        channels: 1,
-        sample_rate: 16_000,
-        bits_per_sample: 16,
-        sample_format: hound::SampleFormat::Int,
-    };
-    let mut w = hound::WavWriter::create(&quiet, spec).unwrap();
-    (0..16_000).for_each(|_| w.write_sample(0i16).unwrap());
-    w.finalize().unwrap();
+    write_wav(&quiet, &[0; 16_000]);
     all_modes(
         "silence",
         &format!(

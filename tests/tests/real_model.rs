@@ -19,7 +19,9 @@ use sha2::{Digest, Sha256};
 use yazses::model::import::{ImportError, import_dir};
 use yazses::transcribe::{Engine, Options, TranscribeError, transcribe_file};
 use yazses_tests::wer::wer;
-use yazses_tests::{assert_golden, env_path, imported_model, repo_root, scratch, yazses_bin};
+use yazses_tests::{
+    assert_golden, env_path, imported_model, repo_root, scratch, write_wav, yazses_bin,
+};
 
 fn ct2_dir() -> PathBuf {
     env_path("YAZSES_TEST_CT2_DIR")
@@ -172,15 +174,7 @@ fn audio_without_speech_is_not_heard_and_whisper_is_not_asked() {
         })
         .collect();
     let path = scratch().join("hiss.wav");
-    let spec = hound::WavSpec {
-        channels: 1,
-        sample_rate: 16_000,
-        bits_per_sample: 16,
-        sample_format: hound::SampleFormat::Int,
-    };
-    let mut w = hound::WavWriter::create(&path, spec).unwrap();
-    hiss.iter().for_each(|&s| w.write_sample(s).unwrap());
-    w.finalize().unwrap();
+    write_wav(&path, &hiss);
     let t = transcribe_file(engine(), &path, &options(), |_| panic!("whisper ran")).unwrap();
     assert!(!t.heard);
     assert_eq!(t.text, "");
