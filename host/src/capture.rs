@@ -176,7 +176,10 @@ pub fn listen(
 ) -> Result<Utterance, CaptureError> {
     let mut capture = Autostop::new(vad, endpoint, Instant::ZERO);
     let pre_frames = (PRE_ROLL_MS / 10) as usize;
-    let mut recent: VecDeque<Frame> = VecDeque::with_capacity(pre_frames + 1);
+    // Keep enough frames to cover min_speech plus the pre-roll: speech counts as started
+    // only after min_speech, and its start is reported then.
+    let window = pre_frames + (endpoint.min_speech.total_millis() / 10) as usize + 2;
+    let mut recent: VecDeque<Frame> = VecDeque::with_capacity(window + 1);
     let mut kept: Vec<i16> = Vec::new();
     let mut kept_from: Option<u64> = None;
     let mut frames = 0u64;
@@ -191,9 +194,6 @@ pub fn listen(
             Some(_) => kept.extend_from_slice(&frame),
             None => {
                 recent.push_back(frame);
-                // Keep enough frames to cover min_speech plus the pre-roll: speech counts as
-                // started only after min_speech, and its start is reported then.
-                let window = pre_frames + (endpoint.min_speech.total_millis() / 10) as usize + 2;
                 while recent.len() > window {
                     recent.pop_front();
                 }
