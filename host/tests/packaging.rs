@@ -1,5 +1,6 @@
-//! The registry entry (`server.json`) agrees with the crate and the README; the bundle
-//! template is well-formed and ships no yazses. (`./ci.sh bundle` validates and packs the
+//! The registry entry (`server.json`) is valid against the registry's own 2025-12-11 schema
+//! (vendored, hash-pinned) and agrees with the crate and the README; the bundle template is
+//! well-formed and ships no yazses. (`./ci.sh bundle` validates and packs the
 //! bundle with the official `mcpb` tool.)
 
 use std::path::Path;
@@ -63,4 +64,67 @@ fn the_bundle_runs_the_installed_yazses_and_asks_where_it_is() {
             .unwrap()
             .contains("cargo install")
     );
+}
+
+/// The registry's schema for server.json, vendored byte for byte: the published copy at
+/// static.modelcontextprotocol.io cannot be fetched from CI, so its SHA-256 is pinned.
+/// Moving to a newer schema means replacing the file, the `$schema` URL and this pin together.
+const REGISTRY_SCHEMA_SHA256: &str =
+    "3fba09590c99f61735d234822279f4223fab9e300c0a81e81c91ab62a4114de0";
+
+fn registry_validator() -> jsonschema::Validator {
+    use sha2::{Digest, Sha256};
+    let bytes = root_file("packaging/registry/server.schema.json");
+    let digest: String = Sha256::digest(bytes.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    assert_eq!(
+        digest, REGISTRY_SCHEMA_SHA256,
+        "packaging/registry/server.schema.json is not the pinned 2025-12-11 schema"
+    );
+    let schema: Value = serde_json::from_str(&bytes).unwrap();
+    assert_eq!(
+        schema["$id"],
+        "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json"
+    );
+    jsonschema::draft7::options()
+        .should_validate_formats(true)
+        .build(&schema)
+        .unwrap()
+}
+
+#[test]
+fn server_json_is_valid_against_the_registry_schema() {
+    let validator = registry_validator();
+    let doc: Value = serde_json::from_str(&root_file("server.json")).unwrap();
+    let errors: Vec<String> = validator
+        .iter_errors(&doc)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "server.json: {errors:#?}");
+}
+
+#[test]
+fn the_registry_schema_refuses_what_the_registry_would() {
+    let validator = registry_validator();
+    let good: Value = serde_json::from_str(&root_file("server.json")).unwrap();
+    let broken = [
+        ("/name", Value::from("yazses")),
+        ("/description", Value::from("x".repeat(101))),
+        ("/packages/0/version", Value::from("latest")),
+        (
+            "/packages/0/transport",
+            serde_json::json!({ "type": "carrier-pigeon" }),
+        ),
+        ("/repository/url", Value::from("not a url")),
+    ];
+    for (pointer, value) in broken {
+        let mut doc = good.clone();
+        *doc.pointer_mut(pointer).unwrap() = value;
+        assert!(
+            !validator.is_valid(&doc),
+            "a server.json with a bad {pointer} passed the schema"
+        );
+    }
 }
