@@ -7,6 +7,7 @@
 //! - [`endpoint`]: the end-of-speech policy (ADR-032 §3): when a capture stops, and why.
 //! - [`autostop`]: both driven by a frame clock.
 //! - [`time`]: the caller's clock; nothing here reads one.
+//! - [`wire`]: the dongle's wire protocol (postcard + CRC-32 + COBS) and its streaming reader.
 //!
 //! No allocation, no floats on the per-frame path, no `std` (features: `std` for
 //! `std::time` conversions, `serde`, `defmt`).
@@ -39,3 +40,4 @@ pub mod frame;
 pub mod level;
 pub mod time;
 pub mod vad;
+pub mod wire;
