@@ -5,6 +5,8 @@
 //! audio ends (counted from the capture's start, 10 ms a frame), and stops when the policy
 //! does. Host and firmware both call this, so their decisions agree frame for frame.
 
+use core::fmt;
+
 use crate::endpoint::{Decision, Endpoint, EndpointConfig, Stop};
 use crate::frame::{FRAME_DURATION, Frame, Framer};
 use crate::time::Instant;
@@ -23,6 +25,42 @@ pub struct FrameReport {
     pub vad: VadFrame,
     /// The policy's decision after it.
     pub decision: Decision,
+}
+
+/// One line per frame, the same on every target, for comparing a host run with a chip's:
+/// `index speech level smoothed floor on off decision`, levels in raw Q8, the decision
+/// as `poll@<ms>` or `stop:<reason>@<ms>:<speech start ms|->:<speech end ms|->`.
+impl fmt::Display for FrameReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let v = &self.vad;
+        write!(
+            f,
+            "{} {} {} {} {} {} {} ",
+            self.index,
+            u8::from(v.speech),
+            v.level.q8(),
+            v.smoothed.q8(),
+            v.floor.q8(),
+            v.on_threshold.q8(),
+            v.off_threshold.q8(),
+        )?;
+        match self.decision {
+            Decision::Continue { poll_at } => write!(f, "poll@{}", poll_at.total_millis()),
+            Decision::Stop(stop) => {
+                write!(f, "stop:{}@{}:", stop.reason, stop.at.total_millis())?;
+                write_millis(f, stop.speech_start)?;
+                f.write_str(":")?;
+                write_millis(f, stop.speech_end)
+            }
+        }
+    }
+}
+
+fn write_millis(f: &mut fmt::Formatter<'_>, at: Option<Instant>) -> fmt::Result {
+    match at {
+        Some(at) => write!(f, "{}", at.total_millis()),
+        None => f.write_str("-"),
+    }
 }
 
 /// A VAD and an endpoint policy over one capture.
