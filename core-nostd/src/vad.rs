@@ -347,24 +347,37 @@ impl Vad {
 
     /// The energy of one frame after the high-pass stages, as a [`Level`].
     fn frame_level(&mut self, frame: &Frame) -> Level {
+        // One loop per filter shape, so the hot loop has no branch on the config.
+        if self.config.lowpass {
+            self.filtered_energy::<true>(frame)
+        } else {
+            self.filtered_energy::<false>(frame)
+        }
+    }
+
+    fn filtered_energy<const LOWPASS: bool>(&mut self, frame: &Frame) -> Level {
         let a = self.config.highpass_pole_q15;
-        let lowpass = self.config.lowpass;
         let (mut x1, mut y1, mut z1, mut z2) = (self.x1, self.y1, self.z1, self.z2);
-        let mut energy: u64 = 0;
-        for &s in frame.iter() {
+        let mut step = |s: i16| -> u32 {
             let x = s as i32;
             // Each stage: y[n] = x[n] - x[n-1] + a * y[n-1]. Stage outputs stay within
             // about 2.1x the input, so i32 never overflows.
             let y = x - x1 + ((a * y1) >> 15);
             let z = y - y1 + ((a * z1) >> 15);
-            let w = if lowpass { (z + 2 * z1 + z2) >> 2 } else { z };
+            let w = if LOWPASS { (z + 2 * z1 + z2) >> 2 } else { z };
             x1 = x;
             y1 = y;
             z2 = z1;
             z1 = z;
-            // Saturate to i16 so each square fits a u32; only clipped shouts are affected.
+            // Saturate to i16 so each square fits in 30 bits; only clipped shouts are
+            // affected.
             let c = w.clamp(-32767, 32767);
-            energy += (c * c) as u32 as u64;
+            (c * c) as u32
+        };
+        // Two squares (each under 2^30) sum in a u32 without overflow: half the 64-bit adds.
+        let mut energy: u64 = 0;
+        for pair in frame.chunks_exact(2) {
+            energy += u64::from(step(pair[0]) + step(pair[1]));
         }
         self.x1 = x1;
         self.y1 = y1;
