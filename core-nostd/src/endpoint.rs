@@ -225,6 +225,14 @@ impl Endpoint {
         self.speech_start
     }
 
+    /// Where the last speech frame ended, once speech has started.
+    pub const fn speech_end(&self) -> Option<Instant> {
+        match self.speech_start {
+            Some(_) => self.last_speech_end,
+            None => None,
+        }
+    }
+
     /// The stop, once decided.
     pub const fn stopped(&self) -> Option<Stop> {
         self.stopped

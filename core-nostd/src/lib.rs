@@ -7,6 +7,7 @@
 //! - [`endpoint`]: the end-of-speech policy (ADR-032 §3): when a capture stops, and why.
 //! - [`autostop`]: both driven by a frame clock.
 //! - [`time`]: the caller's clock; nothing here reads one.
+//! - [`dongle`]: the USB dongle's capture-and-signal state machine (firmware and simulator).
 //! - [`wire`]: the dongle's wire protocol (postcard + CRC-32 + COBS) and its streaming reader.
 //!
 //! No allocation, no floats on the per-frame path, no `std` (features: `std` for
@@ -35,6 +36,7 @@
 extern crate std;
 
 pub mod autostop;
+pub mod dongle;
 pub mod endpoint;
 pub mod frame;
 pub mod level;
