@@ -25,6 +25,11 @@ use serde::{Deserialize, Serialize};
 use crate::endpoint::StopReason;
 use crate::frame::FRAME_SAMPLES;
 
+/// The dongle's USB vendor id: pid.codes, the vendor id shared by open-source hardware.
+pub const USB_VID: u16 = 0x1209;
+/// The dongle's USB product id: pid.codes' test id until yazses has its own.
+pub const USB_PID: u16 = 0x0001;
+
 /// The protocol version this crate speaks, announced in `Hello`.
 pub const PROTOCOL_VERSION: u16 = 1;
 

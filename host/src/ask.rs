@@ -193,18 +193,15 @@ impl AskHuman {
             return Err(AskError::Held);
         }
         let utterance = {
-            let mut source = capture::open_source(&self.config.audio)
+            let endpoint = self.endpoint(timeout_s);
+            let mut source = capture::open_source(&self.config.audio, endpoint)
                 .map_err(|e| AskError::Capture(e.to_string()))?;
-            capture::listen(
-                source.as_mut(),
-                Vad::DEFAULT,
-                self.endpoint(timeout_s),
-                cancel,
-            )
-            .map_err(|e| match e {
-                capture::CaptureError::Cancelled => AskError::Cancelled,
-                e => AskError::Capture(e.to_string()),
-            })?
+            capture::listen(source.as_mut(), Vad::DEFAULT, endpoint, cancel).map_err(
+                |e| match e {
+                    capture::CaptureError::Cancelled => AskError::Cancelled,
+                    e => AskError::Capture(e.to_string()),
+                },
+            )?
             // The source, and with it the microphone, is dropped here.
         };
         let mut answer = Answer {

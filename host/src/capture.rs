@@ -28,6 +28,32 @@ pub trait FrameSource {
     /// The next 10 ms frame; `Ok(None)` when the source has no more (a file's end).
     /// A live source blocks until the frame has been captured.
     fn next_frame(&mut self) -> Result<Option<Frame>, CaptureError>;
+
+    /// Whether the source decides the end of speech itself (a dongle runs the detector and
+    /// the policy on its chip); then [`listen`] stops on [`decided_end`](Self::decided_end)
+    /// and keeps only the caller's timeout and the hard cap of its own.
+    fn decides_end(&self) -> bool {
+        false
+    }
+
+    /// The end the source decided, once all the audio before it has been delivered.
+    fn decided_end(&mut self) -> Option<StopReason> {
+        None
+    }
+
+    /// What the link lost so far (a serial dongle's corrupt and missing frames).
+    fn link_stats(&self) -> LinkStats {
+        LinkStats::default()
+    }
+}
+
+/// What a capture's link lost.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct LinkStats {
+    /// Frames dropped because they arrived corrupt.
+    pub corrupt_frames: u32,
+    /// Audio frames that never arrived (a gap in the sequence numbers), filled with silence.
+    pub lost_frames: u32,
 }
 
 /// Why a capture failed.
@@ -161,6 +187,10 @@ pub struct Utterance {
     pub listen_ms: u64,
     /// Where speech began, in milliseconds from the start of the capture.
     pub speech_start_ms: Option<u64>,
+    /// Whether the source (a dongle) decided the end, rather than the host's detector.
+    pub ended_by_source: bool,
+    /// What the link lost on the way.
+    pub link: LinkStats,
 }
 
 /// Pre-roll kept before the start of speech.
@@ -187,7 +217,24 @@ pub fn listen(
         if cancel.load(Ordering::Relaxed) {
             return Err(CaptureError::Cancelled);
         }
-        let frame = source.next_frame()?.unwrap_or([0; FRAME_SAMPLES]);
+        let next = source.next_frame()?;
+        // A source that decides the end says so once its audio is all delivered.
+        let source_stop = if next.is_none() && source.decides_end() {
+            source.decided_end()
+        } else {
+            None
+        };
+        if let Some(reason) = source_stop {
+            return Ok(Utterance {
+                samples: kept,
+                stopped_because: reason.into(),
+                listen_ms: frames * 10,
+                speech_start_ms: capture.endpoint().speech_start().map(Instant::total_millis),
+                ended_by_source: true,
+                link: source.link_stats(),
+            });
+        }
+        let frame = next.unwrap_or([0; FRAME_SAMPLES]);
         frames += 1;
         let report = capture.push_frame(&frame);
         match kept_from {
@@ -209,12 +256,19 @@ pub fn listen(
                 }
             }
         }
-        if let Some(stop) = report.decision.stop() {
+        // With a source that decides the end, the host keeps only the caller's timeout
+        // and the hard cap of its own decisions.
+        let host_stop = report.decision.stop().filter(|stop| {
+            !source.decides_end() || matches!(stop.reason, StopReason::Timeout | StopReason::Cap)
+        });
+        if let Some(stop) = host_stop {
             return Ok(Utterance {
                 samples: kept,
                 stopped_because: stop.reason.into(),
                 listen_ms: stop.at.total_millis(),
                 speech_start_ms: stop.speech_start.map(Instant::total_millis),
+                ended_by_source: false,
+                link: source.link_stats(),
             });
         }
     }
@@ -223,6 +277,7 @@ pub fn listen(
 /// The source `[audio]` names.
 pub fn open_source(
     config: &crate::config::AudioConfig,
+    endpoint: EndpointConfig,
 ) -> Result<Box<dyn FrameSource + Send>, CaptureError> {
     use crate::config::SourceKind;
     match config.source {
@@ -231,9 +286,10 @@ pub fn open_source(
             config.file_realtime,
         )?)),
         SourceKind::Cpal => Ok(Box::new(crate::mic::CpalSource::open(&config.device)?)),
-        SourceKind::Serial => Err(CaptureError::Device(
-            "the serial dongle source is not built yet; set [audio] source = \"file\"".into(),
-        )),
+        SourceKind::Serial => Ok(Box::new(crate::serial::SerialSource::open(
+            &config.serial_port,
+            &endpoint,
+        )?)),
     }
 }
 
@@ -302,6 +358,77 @@ mod tests {
         let u = run(voice(10_000), endpoint);
         assert_eq!(u.stopped_because, StoppedBecause::Timeout);
         assert_eq!(u.listen_ms, 3000);
+    }
+
+    /// A source that decides the end itself, after its frames run out (a dongle).
+    struct Deciding {
+        inner: FileSource,
+        left: usize,
+        end: StopReason,
+    }
+
+    impl FrameSource for Deciding {
+        fn next_frame(&mut self) -> Result<Option<Frame>, CaptureError> {
+            if self.left == 0 {
+                return Ok(None);
+            }
+            self.left -= 1;
+            self.inner.next_frame()
+        }
+        fn decides_end(&self) -> bool {
+            true
+        }
+        fn decided_end(&mut self) -> Option<StopReason> {
+            (self.left == 0).then_some(self.end)
+        }
+    }
+
+    #[test]
+    fn a_source_that_decides_the_end_is_followed_not_the_host_detector() {
+        // 1 s of voice between silences, then the dongle's word at 5 s: the host's own
+        // policy would have stopped at 3.2 s; the source's end is taken, at its last frame.
+        let mut audio = vec![0i16; 16 * 1000];
+        audio.extend(voice(1000));
+        audio.extend(vec![0i16; 16 * 3000]);
+        let mut src = Deciding {
+            inner: FileSource::from_samples(audio, false),
+            left: 500,
+            end: StopReason::EndOfSpeech,
+        };
+        let u = listen(
+            &mut src,
+            yazses_core::vad::Vad::DEFAULT,
+            EndpointConfig::default(),
+            &AtomicBool::new(false),
+        )
+        .unwrap();
+        assert!(u.ended_by_source);
+        assert_eq!(u.listen_ms, 5000);
+        assert_eq!(u.stopped_because, StoppedBecause::EndOfSpeech);
+        assert!(u.speech_start_ms.is_some());
+    }
+
+    #[test]
+    fn the_callers_timeout_still_cuts_a_source_that_decides_the_end() {
+        let endpoint = EndpointConfig {
+            timeout: Some(yazses_core::time::Duration::from_secs(2)),
+            ..EndpointConfig::default()
+        };
+        let mut src = Deciding {
+            inner: FileSource::from_samples(voice(10_000), false),
+            left: 1000,
+            end: StopReason::EndOfSpeech,
+        };
+        let u = listen(
+            &mut src,
+            yazses_core::vad::Vad::DEFAULT,
+            endpoint,
+            &AtomicBool::new(false),
+        )
+        .unwrap();
+        assert!(!u.ended_by_source);
+        assert_eq!(u.stopped_because, StoppedBecause::Timeout);
+        assert_eq!(u.listen_ms, 2000);
     }
 
     #[test]

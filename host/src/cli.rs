@@ -41,8 +41,46 @@ pub enum Command {
     /// Show the configuration.
     #[command(subcommand)]
     Config(ConfigCommand),
-    /// List the audio input devices (pin one with [audio] device = "NAME").
+    /// List the audio input devices (pin one with [audio] device = "NAME") and the
+    /// yazses dongles plugged in, with what each says about itself.
     Devices,
+    /// Listen once: capture from the configured source until the speaker stops, then
+    /// print the transcript.
+    Listen(ListenArgs),
+}
+
+/// `yazses listen`.
+#[derive(Debug, Args)]
+pub struct ListenArgs {
+    /// Where the audio comes from [default: the config's audio.source].
+    #[arg(long, value_enum)]
+    pub source: Option<config::SourceKind>,
+    /// The dongle's port, with --source serial [default: audio.serial_port, or the first
+    /// dongle found by USB id].
+    #[arg(long, value_name = "PORT")]
+    pub serial_port: Option<String>,
+    /// The recording to play as the microphone, with --source file.
+    #[arg(long, value_name = "FILE")]
+    pub file: Option<PathBuf>,
+    /// Trailing silence that ends speech, in milliseconds.
+    #[arg(long, default_value_t = 1200, value_parser = clap::value_parser!(u64).range(10..=120_000))]
+    pub end_silence_ms: u64,
+    /// How long to wait for speech before giving up, in milliseconds.
+    #[arg(long, default_value_t = 8000, value_parser = clap::value_parser!(u64).range(200..=120_000))]
+    pub no_speech_ms: u64,
+    /// Longest capture, in seconds.
+    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=120))]
+    pub timeout_s: u64,
+    /// A model name or the path of a ggml file [default: transcribe.model].
+    #[arg(long, env = "YAZSES_MODEL")]
+    pub model: Option<String>,
+    /// Print one JSON object (text, heard, audio_ms, stopped_because, listen_ms,
+    /// speech_start_ms, ended_by_source, link) instead of the text.
+    #[arg(long)]
+    pub json: bool,
+    /// Capture only: report how the capture went, without loading a model.
+    #[arg(long)]
+    pub no_transcribe: bool,
 }
 
 /// `yazses mcp-server --help`: names both tools and when `ask_human` appears.
@@ -187,8 +225,18 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             if out.is_empty() {
                 out.push_str("no audio input devices found\n");
             }
+            for port in crate::serial::find_ports() {
+                match crate::serial::probe(&port) {
+                    Ok(d) => out.push_str(&format!(
+                        "{port}\tyazses dongle: {} firmware {}, protocol {}, {} Hz\n",
+                        d.board, d.fw_version, d.protocol, d.sample_rate
+                    )),
+                    Err(e) => out.push_str(&format!("{port}\tyazses dongle, not answering: {e}\n")),
+                }
+            }
             print(&out)
         }
+        Command::Listen(args) => listen(args, &config()?),
         Command::Config(ConfigCommand::Path) => print(&format!(
             "{}\n",
             cli.config
@@ -232,6 +280,84 @@ fn vad(args: VadArgs) -> anyhow::Result<()> {
         .write_all(text.as_bytes())
         .context("writing to stdout")?;
     Ok(())
+}
+
+fn listen(args: ListenArgs, config: &config::Config) -> anyhow::Result<()> {
+    let mut audio_config = config.audio.clone();
+    if let Some(source) = args.source {
+        audio_config.source = source;
+    }
+    if let Some(port) = args.serial_port {
+        audio_config.serial_port = port;
+    }
+    if let Some(file) = args.file {
+        audio_config.file = file;
+    }
+    let endpoint = EndpointConfig {
+        end_silence: Duration::from_millis(args.end_silence_ms),
+        no_speech: Duration::from_millis(args.no_speech_ms),
+        timeout: Some(Duration::from_secs(args.timeout_s)),
+        ..EndpointConfig::default()
+    };
+    let utterance = {
+        let mut source = crate::capture::open_source(&audio_config, endpoint)?;
+        crate::capture::listen(
+            source.as_mut(),
+            yazses_core::vad::Vad::DEFAULT,
+            endpoint,
+            &std::sync::atomic::AtomicBool::new(false),
+        )?
+        // The source (the microphone, the dongle's port) is released here.
+    };
+    let link = utterance.link;
+    if link.corrupt_frames > 0 || link.lost_frames > 0 {
+        eprintln!(
+            "yazses: the link dropped {} corrupt frame(s); {} audio frame(s) never arrived and were filled with silence",
+            link.corrupt_frames, link.lost_frames
+        );
+    }
+    let audio_ms = utterance.samples.len() as u64 / 16;
+    let mut text = String::new();
+    let mut heard = false;
+    if !utterance.samples.is_empty() && !args.no_transcribe {
+        let path = model::resolve(args.model.as_deref().unwrap_or(&config.transcribe.model))?;
+        let engine = Engine::load(&path)?;
+        let options = Options {
+            threads: config.transcribe.threads,
+            beam_size: usize::from(config.transcribe.beam_size),
+            fit_context: true,
+            ..Options::default()
+        };
+        let recording = audio::Audio {
+            samples: utterance.samples,
+            source_rate: 16_000,
+            source_channels: 1,
+        };
+        let t = engine.transcribe(&recording, &options, |_| {})?;
+        heard = t.heard && !t.text.is_empty();
+        text = t.text;
+    }
+    if args.json {
+        let v = serde_json::json!({
+            "text": text,
+            "heard": heard,
+            "audio_ms": audio_ms,
+            "stopped_because": utterance.stopped_because,
+            "listen_ms": utterance.listen_ms,
+            "speech_start_ms": utterance.speech_start_ms,
+            "ended_by_source": utterance.ended_by_source,
+            "link": link,
+        });
+        print(&format!("{v}\n"))
+    } else {
+        if !heard {
+            eprintln!(
+                "yazses: nothing was said (stopped: {:?})",
+                utterance.stopped_because
+            );
+        }
+        print(&format!("{text}\n"))
+    }
 }
 
 fn transcribe(args: TranscribeArgs, config: &config::Config) -> anyhow::Result<()> {

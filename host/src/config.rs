@@ -51,7 +51,7 @@ impl Default for Mcp {
 }
 
 /// Capture sources.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum SourceKind {
     /// A sound card input through cpal.

@@ -4,6 +4,8 @@
 //! - [`analysis`]: the detector and the end-of-speech policy over a recording
 //!   (`yazses vad`).
 //! - [`plot`]: a picture of an analysis (`yazses vad --plot`).
+//! - [`capture`]: one capture from a source (cpal [`mic`], a file, the [`serial`] dongle)
+//!   through the detector and the end-of-speech policy.
 //! - [`cli`]: the `yazses` command line.
 //!
 //! ```no_run
@@ -27,5 +29,6 @@ pub mod mcp;
 pub mod mic;
 pub mod model;
 pub mod plot;
+pub mod serial;
 pub mod speak;
 pub mod transcribe;

@@ -1,0 +1,278 @@
+//! A yazses dongle on the host: the firmware's capture-and-signal logic
+//! ([`yazses_core::dongle::Dongle`]) fed from a recording instead of a microphone, writing
+//! the wire protocol into a serial port (one end of a `socat` pty pair in the tests),
+//! with faults injected on the way.
+//!
+//! ```text
+//! socat pty,raw,echo=0,link=/tmp/dongle pty,raw,echo=0,link=/tmp/host &
+//! yazses-dongle-sim --port /tmp/dongle --wav answer.wav --corrupt 0.05 &
+//! yazses listen --source serial --serial-port /tmp/host
+//! ```
+//!
+//! Faults touch only the stream (`Audio` and `Vad` frames), never `Hello` or
+//! `EndOfSpeech`, so a test knows what it broke: `--drop P` loses a frame, `--corrupt P`
+//! flips a byte in one, `--stall-ms N` holds the output back N ms once a second (a busy USB
+//! bus), `--disconnect-after-ms N` closes the port N ms into a capture (an unplug),
+//! `--garbage-after-ms N` sends only random bytes from N ms into a capture (a dongle gone
+//! mad, or the wrong device on the port).
+
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use yazses_core::dongle::{Dongle, Identity};
+use yazses_core::frame::FRAME_SAMPLES;
+use yazses_core::wire::{self, DeviceMessage, FrameReader, HostMessage, MAX_FRAME};
+
+struct Args {
+    port: PathBuf,
+    wav: PathBuf,
+    speed: f64,
+    drop: f64,
+    corrupt: f64,
+    stall_ms: u64,
+    disconnect_after_ms: Option<u64>,
+    garbage_after_ms: Option<u64>,
+    seed: u64,
+}
+
+fn parse_args() -> Result<Args, String> {
+    let mut args = Args {
+        port: PathBuf::new(),
+        wav: PathBuf::new(),
+        speed: 1.0,
+        drop: 0.0,
+        corrupt: 0.0,
+        stall_ms: 0,
+        disconnect_after_ms: None,
+        garbage_after_ms: None,
+        seed: 1,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(flag) = it.next() {
+        let mut value = || it.next().ok_or_else(|| format!("{flag} needs a value"));
+        let number = |v: String| v.parse::<f64>().map_err(|e| format!("{flag}: {e}"));
+        match flag.as_str() {
+            "--port" => args.port = value()?.into(),
+            "--wav" => args.wav = value()?.into(),
+            "--speed" => args.speed = number(value()?)?,
+            "--drop" => args.drop = number(value()?)?,
+            "--corrupt" => args.corrupt = number(value()?)?,
+            "--stall-ms" => args.stall_ms = number(value()?)? as u64,
+            "--disconnect-after-ms" => args.disconnect_after_ms = Some(number(value()?)? as u64),
+            "--garbage-after-ms" => args.garbage_after_ms = Some(number(value()?)? as u64),
+            "--seed" => args.seed = number(value()?)? as u64,
+            _ => return Err(format!("unknown argument {flag}")),
+        }
+    }
+    if args.port.as_os_str().is_empty() || args.wav.as_os_str().is_empty() {
+        return Err("usage: yazses-dongle-sim --port PTY --wav FILE [--speed X] [--drop P] \
+                    [--corrupt P] [--stall-ms N] [--disconnect-after-ms N] [--garbage-after-ms N] [--seed N]"
+            .into());
+    }
+    Ok(args)
+}
+
+/// xorshift64*: reproducible faults without a dependency.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn chance(&mut self, p: f64) -> bool {
+        ((self.next() >> 11) as f64 / (1u64 << 53) as f64) < p
+    }
+}
+
+struct Output {
+    port: File,
+    rng: Rng,
+    drop: f64,
+    corrupt: f64,
+    sent: u64,
+    dropped: u64,
+    corrupted: u64,
+}
+
+impl Output {
+    fn send(&mut self, message: &DeviceMessage<'_>) -> std::io::Result<()> {
+        let mut frame = [0u8; MAX_FRAME];
+        let n = wire::encode(message, &mut frame).expect("device messages fit a frame");
+        let stream = matches!(
+            message,
+            DeviceMessage::Audio { .. } | DeviceMessage::Vad { .. }
+        );
+        if stream && self.rng.chance(self.drop) {
+            self.dropped += 1;
+            return Ok(());
+        }
+        if stream && self.rng.chance(self.corrupt) {
+            let at = 1 + (self.rng.next() as usize) % (n - 2);
+            frame[at] ^= 1 + (self.rng.next() % 255) as u8;
+            self.corrupted += 1;
+        }
+        self.sent += 1;
+        self.port.write_all(&frame[..n])
+    }
+}
+
+fn main() {
+    let args = match parse_args() {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("yazses-dongle-sim: {e}");
+            std::process::exit(2);
+        }
+    };
+    if let Err(e) = run(&args) {
+        eprintln!("yazses-dongle-sim: {e}");
+        std::process::exit(1);
+    }
+}
+
+fn run(args: &Args) -> Result<(), String> {
+    let audio = yazses::audio::read(&args.wav, &yazses::audio::Limits::default())
+        .map_err(|e| e.to_string())?;
+    let port = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(&args.port)
+        .map_err(|e| format!("{}: {e}", args.port.display()))?;
+    let mut input = port.try_clone().map_err(|e| e.to_string())?;
+    let (tx, rx) = mpsc::channel::<HostMessage>();
+    std::thread::spawn(move || {
+        let mut reader = FrameReader::new();
+        let mut buf = [0u8; 256];
+        while let Ok(n) = input.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            let mut rest = &buf[..n];
+            while !rest.is_empty() {
+                let (used, message) = reader.read::<HostMessage>(rest);
+                rest = &rest[used..];
+                if let Some(Ok(m)) = message
+                    && tx.send(m).is_err()
+                {
+                    return;
+                }
+            }
+        }
+    });
+
+    let mut out = Output {
+        port,
+        rng: Rng(args.seed.max(1)),
+        drop: args.drop,
+        corrupt: args.corrupt,
+        sent: 0,
+        dropped: 0,
+        corrupted: 0,
+    };
+    let mut dongle = Dongle::new(Identity {
+        board: "host-simulator",
+        fw_version: env!("CARGO_PKG_VERSION"),
+    });
+    let mut pending: Vec<DeviceMessage<'static>> = vec![dongle.hello()];
+    let tick = Duration::from_secs_f64(0.010 / args.speed.max(0.01));
+    let started = Instant::now();
+    let mut next_tick = started;
+    let mut frame_at = 0usize;
+    let mut capture_frames = 0u64;
+    let mut captured_once = false;
+    let mut last_heartbeat = started;
+    let mut last_stall = started;
+    loop {
+        for m in pending.drain(..) {
+            out.send(&m).map_err(|e| e.to_string())?;
+        }
+        // The host's messages, then one frame of "microphone".
+        let mut result = Ok(());
+        while let Ok(m) = rx.try_recv() {
+            dongle.on_host(m, |d| {
+                if result.is_ok() {
+                    result = out.send(&d);
+                }
+            });
+        }
+        if dongle.is_capturing() {
+            captured_once = true;
+            let mut frame = [0i16; FRAME_SAMPLES];
+            for (i, s) in frame.iter_mut().enumerate() {
+                *s = audio.samples.get(frame_at + i).copied().unwrap_or(0);
+            }
+            frame_at += FRAME_SAMPLES;
+            capture_frames += 1;
+            dongle.on_frame(&frame, |d| {
+                if result.is_ok() {
+                    result = out.send(&d);
+                }
+            });
+            if args
+                .garbage_after_ms
+                .is_some_and(|ms| capture_frames * 10 >= ms)
+            {
+                eprintln!(
+                    "yazses-dongle-sim: garbage from {} ms into the capture",
+                    capture_frames * 10
+                );
+                return send_garbage(&mut out, tick);
+            }
+            if args
+                .disconnect_after_ms
+                .is_some_and(|ms| capture_frames * 10 >= ms)
+            {
+                eprintln!(
+                    "yazses-dongle-sim: unplugged {} ms into the capture",
+                    capture_frames * 10
+                );
+                return Ok(());
+            }
+        } else if captured_once {
+            eprintln!(
+                "yazses-dongle-sim: capture over; {} frames sent, {} dropped, {} corrupted",
+                out.sent, out.dropped, out.corrupted
+            );
+            // Let the last frames drain through the pty before the port closes.
+            std::thread::sleep(Duration::from_millis(500));
+            return Ok(());
+        } else if last_heartbeat.elapsed() >= Duration::from_secs(1) {
+            last_heartbeat = Instant::now();
+            let uptime_ms = started.elapsed().as_millis() as u32;
+            out.send(&DeviceMessage::Heartbeat { uptime_ms })
+                .map_err(|e| e.to_string())?;
+        }
+        result.map_err(|e| e.to_string())?;
+        if args.stall_ms > 0 && last_stall.elapsed() >= Duration::from_secs(1) {
+            std::thread::sleep(Duration::from_millis(args.stall_ms));
+            last_stall = Instant::now();
+        }
+        next_tick += tick;
+        if let Some(wait) = next_tick.checked_duration_since(Instant::now()) {
+            std::thread::sleep(wait);
+        }
+    }
+}
+
+/// Random bytes at the pace of audio, until the host closes the port (or 30 s pass).
+fn send_garbage(out: &mut Output, tick: Duration) -> Result<(), String> {
+    let until = Instant::now() + Duration::from_secs(30);
+    while Instant::now() < until {
+        let mut junk = [0u8; 330];
+        for b in &mut junk {
+            *b = out.rng.next() as u8;
+        }
+        if out.port.write_all(&junk).is_err() {
+            return Ok(());
+        }
+        std::thread::sleep(tick);
+    }
+    Ok(())
+}

@@ -1,0 +1,240 @@
+//! The dongle end to end over a real pseudo-terminal: `socat` makes a pty pair, the
+//! dongle simulator (the firmware's state machine, `yazses-dongle-sim`) streams a
+//! recording into one end with faults injected, and `yazses listen --source serial`
+//! reads the other end.
+//!
+//! Needs `socat` (`.ci/run` installs it). The tests that transcribe need the real model
+//! (`--features real-model`, which `./ci.sh test` turns on).
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use yazses_tests::{repo_root, scratch, yazses_bin};
+
+/// A socat pty pair: `dongle` for the simulator, `host` for yazses. Killed on drop.
+struct PtyPair {
+    socat: Child,
+    dongle: PathBuf,
+    host: PathBuf,
+}
+
+impl PtyPair {
+    fn new(name: &str) -> PtyPair {
+        let dir = scratch().join(format!("pty-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let dongle = dir.join("dongle");
+        let host = dir.join("host");
+        let _ = std::fs::remove_file(&dongle);
+        let _ = std::fs::remove_file(&host);
+        let socat = Command::new("socat")
+            .arg(format!("pty,raw,echo=0,link={}", dongle.display()))
+            .arg(format!("pty,raw,echo=0,link={}", host.display()))
+            .stdin(Stdio::null())
+            .spawn()
+            .expect("socat runs (apt install socat; .ci/run installs it)");
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while !(dongle.exists() && host.exists()) {
+            assert!(Instant::now() < deadline, "socat made no pty pair");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        PtyPair {
+            socat,
+            dongle,
+            host,
+        }
+    }
+
+    fn simulate(&self, wav: &Path, faults: &[&str]) -> Child {
+        Command::new(env!("CARGO_BIN_EXE_yazses-dongle-sim"))
+            .arg("--port")
+            .arg(&self.dongle)
+            .arg("--wav")
+            .arg(wav)
+            .args(["--speed", "4"])
+            .args(faults)
+            .stdin(Stdio::null())
+            .spawn()
+            .expect("the simulator runs")
+    }
+
+    fn listen(&self, extra: &[&str]) -> Output {
+        let config = scratch().join("serial-test-config.toml");
+        std::fs::write(&config, "").unwrap();
+        Command::new(yazses_bin())
+            .arg("--config")
+            .arg(&config)
+            .args(["listen", "--source", "serial", "--json", "--serial-port"])
+            .arg(&self.host)
+            .args(extra)
+            .stdin(Stdio::null())
+            .output()
+            .expect("yazses runs")
+    }
+}
+
+impl Drop for PtyPair {
+    fn drop(&mut self) {
+        let _ = self.socat.kill();
+        let _ = self.socat.wait();
+    }
+}
+
+fn fixture(name: &str) -> PathBuf {
+    repo_root().join("fixtures/vad").join(name)
+}
+
+fn json(out: &Output) -> Value {
+    assert!(
+        out.status.success(),
+        "yazses listen failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("one JSON object on stdout")
+}
+
+fn golden_stop(name: &str) -> (u64, u64) {
+    let path = repo_root()
+        .join("fixtures/vad/expected")
+        .join(name.replace(".wav", ".json"));
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    (
+        v["autostop"]["stop_at_ms"].as_u64().unwrap(),
+        v["autostop"]["speech_start_ms"].as_u64().unwrap(),
+    )
+}
+
+#[test]
+fn the_dongle_ends_the_capture_where_the_hosts_own_analysis_would() {
+    let name = "utt00_pink_10db.wav";
+    let pty = PtyPair::new("exact");
+    let mut sim = pty.simulate(&fixture(name), &[]);
+    let v = json(&pty.listen(&["--no-transcribe"]));
+    assert!(sim.wait().unwrap().success());
+    // The chip's policy ran over the same frames as `yazses vad`'s: the same stop, to the
+    // frame, and the same start of speech on the host's side of the link.
+    let (stop_at, speech_start) = golden_stop(name);
+    assert_eq!(v["ended_by_source"], true, "{v}");
+    assert_eq!(v["stopped_because"], "end_of_speech", "{v}");
+    assert_eq!(v["listen_ms"], stop_at, "{v}");
+    assert_eq!(v["speech_start_ms"], speech_start, "{v}");
+    assert_eq!(v["link"]["corrupt_frames"], 0);
+    assert_eq!(v["link"]["lost_frames"], 0);
+    // Pre-roll from 300 ms before speech to the stop.
+    assert_eq!(v["audio_ms"], stop_at - (speech_start - 300), "{v}");
+}
+
+#[test]
+fn five_percent_corrupt_frames_are_dropped_counted_and_the_capture_still_ends() {
+    let pty = PtyPair::new("corrupt");
+    let mut sim = pty.simulate(
+        &fixture("utt00_clean.wav"),
+        &["--corrupt", "0.05", "--seed", "7"],
+    );
+    let v = json(&pty.listen(&["--no-transcribe"]));
+    assert!(sim.wait().unwrap().success());
+    let corrupt = v["link"]["corrupt_frames"].as_u64().unwrap();
+    // 1,512 frames (audio and detector decisions) at 5 %: about 76 spoiled.
+    assert!((30..=130).contains(&corrupt), "{v}");
+    assert!(v["link"]["lost_frames"].as_u64().unwrap() > 0, "{v}");
+    assert_eq!(v["ended_by_source"], true, "{v}");
+    assert_eq!(v["stopped_because"], "end_of_speech", "{v}");
+}
+
+#[test]
+fn an_unplug_mid_utterance_is_a_clear_error_not_a_hang() {
+    let pty = PtyPair::new("unplug");
+    let mut sim = pty.simulate(
+        &fixture("utt00_clean.wav"),
+        &["--disconnect-after-ms", "2500"],
+    );
+    let started = Instant::now();
+    let out = pty.listen(&["--no-transcribe"]);
+    let took = started.elapsed();
+    let _ = sim.wait();
+    assert!(!out.status.success());
+    assert!(out.stdout.is_empty());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("yazses: error:") && err.contains("dongle"),
+        "{err}"
+    );
+    assert!(err.contains(&pty.host.display().to_string()), "{err}");
+    // 2.5 s of audio at 4x, then at most the 2 s silence limit.
+    assert!(took < Duration::from_secs(6), "took {took:?}");
+}
+
+#[test]
+fn garbage_mid_capture_ends_it_with_an_error_that_says_so() {
+    let pty = PtyPair::new("garbage");
+    let mut sim = pty.simulate(&fixture("utt00_clean.wav"), &["--garbage-after-ms", "2000"]);
+    let out = pty.listen(&["--no-transcribe"]);
+    let _ = sim.kill();
+    let _ = sim.wait();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no valid frame"), "{err}");
+}
+
+#[test]
+fn a_port_with_nothing_on_it_is_refused_at_hello() {
+    let pty = PtyPair::new("nobody");
+    let started = Instant::now();
+    let out = pty.listen(&["--no-transcribe"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("did not answer Hello"), "{err}");
+    assert!(started.elapsed() < Duration::from_secs(5));
+}
+
+#[test]
+fn the_dongle_says_who_it_is() {
+    let pty = PtyPair::new("hello");
+    let mut sim = pty.simulate(&fixture("utt00_clean.wav"), &[]);
+    let info = yazses::serial::probe(&pty.host.display().to_string()).unwrap();
+    assert_eq!(info.board, "host-simulator");
+    assert_eq!(info.protocol, yazses_core::wire::PROTOCOL_VERSION);
+    assert_eq!(info.sample_rate, 16_000);
+    let _ = sim.kill();
+    let _ = sim.wait();
+}
+
+#[cfg(feature = "real-model")]
+mod transcribed {
+    use super::*;
+    use yazses_tests::imported_model;
+    use yazses_tests::wer::wer;
+
+    const SENTENCE: &str = "The quick brown fox jumps over the lazy dog and then we can decide";
+
+    fn transcript(name: &str, faults: &[&str]) -> Value {
+        let pty = PtyPair::new(name);
+        let mut sim = pty.simulate(&fixture(name), faults);
+        let model = imported_model().display().to_string();
+        let v = json(&pty.listen(&["--model", &model]));
+        assert!(sim.wait().unwrap().success());
+        v
+    }
+
+    #[test]
+    fn speech_with_a_pause_and_a_noise_tail_comes_back_whole() {
+        let v = transcript("utt00_pink_10db.wav", &[]);
+        assert_eq!(v["heard"], true, "{v}");
+        let text = v["text"].as_str().unwrap();
+        // tiny.en on espeak-ng speech in pink noise; the words after the 0.6 s pause
+        // ("and then we can decide") must be there: the pause did not end the capture.
+        let e = wer(SENTENCE, text);
+        assert!(e <= 0.45, "WER {e:.2}: {text}");
+        assert!(text.to_lowercase().contains("decide"), "{text}");
+    }
+
+    #[test]
+    fn a_stream_with_five_percent_corrupt_frames_is_still_understood() {
+        let v = transcript("utt00_clean.wav", &["--corrupt", "0.05", "--seed", "7"]);
+        let text = v["text"].as_str().unwrap();
+        let e = wer(SENTENCE, text);
+        assert!(e <= 0.45, "WER {e:.2}: {text}");
+        assert!(v["link"]["corrupt_frames"].as_u64().unwrap() > 0);
+    }
+}
