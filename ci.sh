@@ -201,6 +201,9 @@ firmware)
     cargo clippy --locked --release --target thumbv7em-none-eabihf -p yazses-fw-xiao-nrf52840-sense -- -D warnings
     cargo build --locked --release --target thumbv7em-none-eabihf -p yazses-fw-xiao-nrf52840-sense
     python3 image-size.py target/thumbv7em-none-eabihf/release/yazses-fw-xiao-nrf52840-sense
+    echo "-- and with defmt logging over RTT"
+    cargo build --locked --release --target thumbv6m-none-eabi -p yazses-fw-pico --features defmt
+    cargo build --locked --release --target thumbv7em-none-eabihf -p yazses-fw-xiao-nrf52840-sense --features defmt
   )
   ;;
 fixtures)

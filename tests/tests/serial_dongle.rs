@@ -238,3 +238,36 @@ mod transcribed {
         assert!(v["link"]["corrupt_frames"].as_u64().unwrap() > 0);
     }
 }
+
+#[test]
+fn a_replugged_dongle_is_picked_up_by_the_same_process() {
+    use std::sync::atomic::AtomicBool;
+    use yazses::capture::{CaptureError, listen};
+    use yazses::serial::SerialSource;
+    use yazses_core::endpoint::EndpointConfig;
+    use yazses_core::vad::Vad;
+
+    let endpoint = EndpointConfig::default();
+    let capture = |pty: &PtyPair| -> Result<_, CaptureError> {
+        let mut source = SerialSource::open(&pty.host.display().to_string(), &endpoint)?;
+        listen(&mut source, Vad::DEFAULT, endpoint, &AtomicBool::new(false))
+    };
+    // First plug: unplugged mid-capture.
+    let pty = PtyPair::new("replug");
+    let mut sim = pty.simulate(
+        &fixture("utt00_clean.wav"),
+        &["--disconnect-after-ms", "1500"],
+    );
+    assert!(capture(&pty).is_err());
+    let _ = sim.wait();
+    let path = pty.host.clone();
+    drop(pty);
+    // Plugged back in at the same path: the next capture in this process works.
+    let pty = PtyPair::new("replug");
+    assert_eq!(pty.host, path);
+    let mut sim = pty.simulate(&fixture("utt00_clean.wav"), &[]);
+    let u = capture(&pty).expect("the replugged dongle captures");
+    assert!(sim.wait().unwrap().success());
+    assert!(u.ended_by_source);
+    assert!(!u.samples.is_empty());
+}

@@ -4,6 +4,8 @@
 #![no_std]
 #![no_main]
 
+#[cfg(feature = "defmt")]
+use defmt_rtt as _;
 use embassy_executor::Spawner;
 use embassy_rp::gpio::{Input, Level, Output, Pull};
 use embassy_rp::peripherals::{DMA_CH0, PIO0, USB};
@@ -60,6 +62,8 @@ async fn heartbeat() -> ! {
 #[embassy_executor::main]
 async fn main(spawner: Spawner) {
     let board = pico::split(embassy_rp::init(Default::default()));
+    #[cfg(feature = "defmt")]
+    defmt::info!("yazses dongle {} on {}", env!("CARGO_PKG_VERSION"), BOARD);
     yazses_fw::init(Identity {
         board: BOARD,
         fw_version: env!("CARGO_PKG_VERSION"),

@@ -4,6 +4,8 @@
 #![no_std]
 #![no_main]
 
+#[cfg(feature = "defmt")]
+use defmt_rtt as _;
 use embassy_executor::Spawner;
 use embassy_nrf::config::HfclkSource;
 use embassy_nrf::gpio::{Input, Level, Output, OutputDrive, Pull};
@@ -64,6 +66,8 @@ async fn main(spawner: Spawner) {
     // USB needs the crystal.
     config.hfclk_source = HfclkSource::ExternalXtal;
     let board = board_map::split(embassy_nrf::init(config));
+    #[cfg(feature = "defmt")]
+    defmt::info!("yazses dongle {} on {}", env!("CARGO_PKG_VERSION"), BOARD);
     yazses_fw::init(Identity {
         board: BOARD,
         fw_version: env!("CARGO_PKG_VERSION"),
