@@ -21,10 +21,12 @@ use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
 use embassy_sync::pipe::Pipe;
 use embassy_sync::signal::Signal;
 use embassy_time::{Duration, Instant, Ticker, Timer};
-use embassy_usb::class::cdc_acm::{Receiver, Sender};
+use embassy_usb::UsbDevice;
+use embassy_usb::class::cdc_acm::{CdcAcmClass, Receiver, Sender, State};
 use embassy_usb::driver::Driver;
 use embedded_hal::digital::{InputPin, OutputPin};
 use embedded_hal_async::digital::Wait;
+use static_cell::StaticCell;
 use yazses_boards::ptt::{Button, Edge, Led, Status, led_lit};
 use yazses_core::dongle::{Dongle, Identity};
 use yazses_core::frame::Frame;
@@ -74,6 +76,76 @@ pub fn usb_config(board: &'static str) -> embassy_usb::Config<'static> {
     config.max_power = 100;
     config.max_packet_size_0 = 64;
     config
+}
+
+/// The USB device with its one CDC-ACM function, split into the device (to run), the
+/// sender and the receiver. Call once: the descriptors and the class state are statics.
+pub fn usb_link<D: Driver<'static>>(
+    driver: D,
+    board: &'static str,
+) -> (
+    UsbDevice<'static, D>,
+    Sender<'static, D>,
+    Receiver<'static, D>,
+) {
+    static CONFIG_DESCRIPTOR: StaticCell<[u8; 256]> = StaticCell::new();
+    static BOS_DESCRIPTOR: StaticCell<[u8; 64]> = StaticCell::new();
+    static CONTROL: StaticCell<[u8; 64]> = StaticCell::new();
+    static CDC: StaticCell<State<'static>> = StaticCell::new();
+    let mut builder = embassy_usb::Builder::new(
+        driver,
+        usb_config(board),
+        CONFIG_DESCRIPTOR.init([0; 256]),
+        BOS_DESCRIPTOR.init([0; 64]),
+        &mut [],
+        CONTROL.init([0; 64]),
+    );
+    let class = CdcAcmClass::new(&mut builder, CDC.init(State::new()), 64);
+    let (tx, rx) = class.split();
+    (builder.build(), tx, rx)
+}
+
+/// Defines the board app's tasks (embassy tasks cannot be generic) and spawns them:
+/// the USB device, the link's writer and reader, the button, the LED and the heartbeat.
+///
+/// `spawn_dongle_tasks!(spawner, BOARD, DriverType, driver, ButtonPinType, button_pin,
+/// LedPinType, led)`: the USB driver, a pin that implements `InputPin + Wait` for the
+/// button, and a `Led` on a pin that implements `OutputPin`, each with its type.
+#[macro_export]
+macro_rules! spawn_dongle_tasks {
+    ($spawner:expr, $board:expr, $driver_ty:ty, $driver:expr, $button_ty:ty, $button:expr, $led_ty:ty, $led:expr) => {{
+        #[embassy_executor::task]
+        async fn usb_device(mut device: embassy_usb::UsbDevice<'static, $driver_ty>) -> ! {
+            device.run().await
+        }
+        #[embassy_executor::task]
+        async fn usb_writer(tx: embassy_usb::class::cdc_acm::Sender<'static, $driver_ty>) -> ! {
+            $crate::usb_writer(tx).await
+        }
+        #[embassy_executor::task]
+        async fn usb_reader(rx: embassy_usb::class::cdc_acm::Receiver<'static, $driver_ty>) -> ! {
+            $crate::usb_reader(rx).await
+        }
+        #[embassy_executor::task]
+        async fn button(button: yazses_boards::ptt::Button<$button_ty>) -> ! {
+            $crate::button_loop(button).await
+        }
+        #[embassy_executor::task]
+        async fn led(led: yazses_boards::ptt::Led<$led_ty>) -> ! {
+            $crate::led_loop(led).await
+        }
+        #[embassy_executor::task]
+        async fn heartbeat() -> ! {
+            $crate::heartbeat_loop().await
+        }
+        let (device, tx, rx) = $crate::usb_link($driver, $board);
+        $spawner.spawn(usb_device(device).expect("one USB device task"));
+        $spawner.spawn(usb_writer(tx).expect("one writer task"));
+        $spawner.spawn(usb_reader(rx).expect("one reader task"));
+        $spawner.spawn(button(yazses_boards::ptt::Button::new($button)).expect("one button task"));
+        $spawner.spawn(led($led).expect("one LED task"));
+        $spawner.spawn(heartbeat().expect("one heartbeat task"));
+    }};
 }
 
 /// Queues one message for the host; drops it (and counts it) when the host is not

@@ -12,12 +12,9 @@ use embassy_rp::peripherals::{DMA_CH0, PIO0, USB};
 use embassy_rp::pio::{Pio, PioBatch};
 use embassy_rp::pio_programs::i2s::{PioI2sIn, PioI2sInProgram};
 use embassy_rp::{bind_interrupts, dma, pio, usb};
-use embassy_usb::UsbDevice;
-use embassy_usb::class::cdc_acm::{CdcAcmClass, State};
 use panic_halt as _;
-use static_cell::StaticCell;
 use yazses_boards::pico::{self, BOARD};
-use yazses_boards::ptt::{Button, Led};
+use yazses_boards::ptt::Led;
 use yazses_core::dongle::Identity;
 use yazses_core::frame::{FRAME_SAMPLES, SAMPLE_RATE_HZ};
 
@@ -26,38 +23,6 @@ bind_interrupts!(struct Irqs {
     PIO0_IRQ_0 => pio::InterruptHandler<PIO0>;
     DMA_IRQ_0 => dma::InterruptHandler<DMA_CH0>;
 });
-
-type UsbDriver = usb::Driver<'static, USB>;
-
-#[embassy_executor::task]
-async fn usb_device(mut device: UsbDevice<'static, UsbDriver>) -> ! {
-    device.run().await
-}
-
-#[embassy_executor::task]
-async fn usb_writer(tx: embassy_usb::class::cdc_acm::Sender<'static, UsbDriver>) -> ! {
-    yazses_fw::usb_writer(tx).await
-}
-
-#[embassy_executor::task]
-async fn usb_reader(rx: embassy_usb::class::cdc_acm::Receiver<'static, UsbDriver>) -> ! {
-    yazses_fw::usb_reader(rx).await
-}
-
-#[embassy_executor::task]
-async fn button(button: Button<Input<'static>>) -> ! {
-    yazses_fw::button_loop(button).await
-}
-
-#[embassy_executor::task]
-async fn led(led: Led<Output<'static>>) -> ! {
-    yazses_fw::led_loop(led).await
-}
-
-#[embassy_executor::task]
-async fn heartbeat() -> ! {
-    yazses_fw::heartbeat_loop().await
-}
 
 #[embassy_executor::main]
 async fn main(spawner: Spawner) {
@@ -69,27 +34,16 @@ async fn main(spawner: Spawner) {
         fw_version: env!("CARGO_PKG_VERSION"),
     });
 
-    static CONFIG_DESCRIPTOR: StaticCell<[u8; 256]> = StaticCell::new();
-    static BOS_DESCRIPTOR: StaticCell<[u8; 64]> = StaticCell::new();
-    static CONTROL: StaticCell<[u8; 64]> = StaticCell::new();
-    static CDC: StaticCell<State> = StaticCell::new();
-    let mut builder = embassy_usb::Builder::new(
+    yazses_fw::spawn_dongle_tasks!(
+        spawner,
+        BOARD,
+        usb::Driver<'static, USB>,
         usb::Driver::new(board.usb, Irqs),
-        yazses_fw::usb_config(BOARD),
-        CONFIG_DESCRIPTOR.init([0; 256]),
-        BOS_DESCRIPTOR.init([0; 64]),
-        &mut [],
-        CONTROL.init([0; 64]),
+        Input<'static>,
+        Input::new(board.button, Pull::Up),
+        Output<'static>,
+        Led::new(Output::new(board.led, Level::Low), false)
     );
-    let class = CdcAcmClass::new(&mut builder, CDC.init(State::new()), 64);
-    let (tx, rx) = class.split();
-    spawner.spawn(usb_device(builder.build()).expect("one USB device task"));
-    spawner.spawn(usb_writer(tx).expect("one writer task"));
-    spawner.spawn(usb_reader(rx).expect("one reader task"));
-    spawner
-        .spawn(button(Button::new(Input::new(board.button, Pull::Up))).expect("one button task"));
-    spawner.spawn(led(Led::new(Output::new(board.led, Level::Low), false)).expect("one LED task"));
-    spawner.spawn(heartbeat().expect("one heartbeat task"));
 
     let Pio {
         mut common, sm0, ..

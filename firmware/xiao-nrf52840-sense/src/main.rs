@@ -13,11 +13,8 @@ use embassy_nrf::pdm::{self, Frequency, Pdm, Ratio, SamplerState};
 use embassy_nrf::peripherals::{PDM, USBD};
 use embassy_nrf::usb::vbus_detect::HardwareVbusDetect;
 use embassy_nrf::{bind_interrupts, usb};
-use embassy_usb::UsbDevice;
-use embassy_usb::class::cdc_acm::{CdcAcmClass, State};
 use panic_halt as _;
-use static_cell::StaticCell;
-use yazses_boards::ptt::{Button, Led};
+use yazses_boards::ptt::Led;
 use yazses_boards::xiao_nrf52840_sense::{self as board_map, BOARD};
 use yazses_core::dongle::Identity;
 use yazses_core::frame::FRAME_SAMPLES;
@@ -27,38 +24,6 @@ bind_interrupts!(struct Irqs {
     CLOCK_POWER => usb::vbus_detect::InterruptHandler;
     PDM => pdm::InterruptHandler<PDM>;
 });
-
-type UsbDriver = usb::Driver<'static, HardwareVbusDetect>;
-
-#[embassy_executor::task]
-async fn usb_device(mut device: UsbDevice<'static, UsbDriver>) -> ! {
-    device.run().await
-}
-
-#[embassy_executor::task]
-async fn usb_writer(tx: embassy_usb::class::cdc_acm::Sender<'static, UsbDriver>) -> ! {
-    yazses_fw::usb_writer(tx).await
-}
-
-#[embassy_executor::task]
-async fn usb_reader(rx: embassy_usb::class::cdc_acm::Receiver<'static, UsbDriver>) -> ! {
-    yazses_fw::usb_reader(rx).await
-}
-
-#[embassy_executor::task]
-async fn button(button: Button<Input<'static>>) -> ! {
-    yazses_fw::button_loop(button).await
-}
-
-#[embassy_executor::task]
-async fn led(led: Led<Output<'static>>) -> ! {
-    yazses_fw::led_loop(led).await
-}
-
-#[embassy_executor::task]
-async fn heartbeat() -> ! {
-    yazses_fw::heartbeat_loop().await
-}
 
 #[embassy_executor::main]
 async fn main(spawner: Spawner) {
@@ -73,33 +38,19 @@ async fn main(spawner: Spawner) {
         fw_version: env!("CARGO_PKG_VERSION"),
     });
 
-    static CONFIG_DESCRIPTOR: StaticCell<[u8; 256]> = StaticCell::new();
-    static BOS_DESCRIPTOR: StaticCell<[u8; 64]> = StaticCell::new();
-    static CONTROL: StaticCell<[u8; 64]> = StaticCell::new();
-    static CDC: StaticCell<State> = StaticCell::new();
-    let mut builder = embassy_usb::Builder::new(
+    yazses_fw::spawn_dongle_tasks!(
+        spawner,
+        BOARD,
+        usb::Driver<'static, HardwareVbusDetect>,
         usb::Driver::new(board.usb, Irqs, HardwareVbusDetect::new(Irqs)),
-        yazses_fw::usb_config(BOARD),
-        CONFIG_DESCRIPTOR.init([0; 256]),
-        BOS_DESCRIPTOR.init([0; 64]),
-        &mut [],
-        CONTROL.init([0; 64]),
-    );
-    let class = CdcAcmClass::new(&mut builder, CDC.init(State::new()), 64);
-    let (tx, rx) = class.split();
-    spawner.spawn(usb_device(builder.build()).expect("one USB device task"));
-    spawner.spawn(usb_writer(tx).expect("one writer task"));
-    spawner.spawn(usb_reader(rx).expect("one reader task"));
-    spawner
-        .spawn(button(Button::new(Input::new(board.button, Pull::Up))).expect("one button task"));
-    spawner.spawn(
-        led(Led::new(
+        Input<'static>,
+        Input::new(board.button, Pull::Up),
+        Output<'static>,
+        Led::new(
             Output::new(board.led, Level::High, OutputDrive::Standard),
-            true,
-        ))
-        .expect("one LED task"),
+            true
+        )
     );
-    spawner.spawn(heartbeat().expect("one heartbeat task"));
 
     let mut mic_power = Output::new(board.mic.power, Level::Low, OutputDrive::HighDrive);
     let pdm_config = pdm::Config {
