@@ -4,7 +4,7 @@
 Run by tests/tests/mcp_clients.rs, once per protocol mode and config:
 
     python client_check.py --yazses BIN --config CONFIG --mode legacy|auto|2026-07-28 \\
-        --scenario off|on|silence|cpal --jfk JFK_WAV --said SAID_FILE [--infile RAW]
+        --scenario off|on|silence|cpal|serial --jfk JFK_WAV --said SAID_FILE [--infile RAW]
 
 Prints one line per check; exits non-zero on the first failure.
 """
@@ -127,6 +127,20 @@ async def run(args):
             check(sc.get("stopped_because") == "end_of_speech", "it stopped at the end of speech", sc)
             held = open_files_of_server(args.config, args.infile)
             check(held == [], "the microphone (the ALSA file PCM's input) is released after the call", held)
+
+        if args.scenario == "serial":
+            # The microphone is a yazses dongle (the simulator) on a pty: it decides the
+            # end of speech on its own chip.
+            import os
+            port = os.path.realpath(args.infile)
+            r = await client.call_tool("ask_human", {"question": "Which model should I ship?"})
+            sc = r.structured_content or {}
+            words = sc.get("answer", "").lower()
+            check(not r.is_error and sc.get("heard") is True and "smaller model" in words and "friday" in words,
+                  "ask_human hears the answer through the serial dongle", text_of(r))
+            check(sc.get("stopped_because") == "end_of_speech", "it stopped at the dongle's end of speech", sc)
+            held = open_files_of_server(args.config, port)
+            check(held == [], "the dongle's port is released after the call", held)
 
         if args.scenario == "silence":
             for i in range(2):

@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+pub mod pty;
 pub mod wer;
 
 /// The repository root.

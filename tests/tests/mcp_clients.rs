@@ -12,6 +12,7 @@
 //!   neither charged.
 //!
 //! - `cpal`: the microphone a real cpal input stream from an ALSA `file` PCM.
+//! - `serial`: the microphone a yazses dongle (the simulator over a `socat` pty pair).
 //!
 //! Needs `YAZSES_TEST_PYTHON` (a Python with `mcp` 2.x, which `./ci.sh assets` makes) and
 //! the test model; built with `--features yazses-tests/real-model`.
@@ -170,4 +171,34 @@ fn cpal_capture_from_an_alsa_file_pcm_answers_and_releases_the_microphone() {
             ("--infile", infile.to_str().unwrap()),
         ],
     );
+}
+
+/// The dongle as the microphone: the simulator plays `answer.wav` into a pty pair, the
+/// server's capture reads the other end, stops where the dongle says speech ended, and
+/// closes the port after the call.
+#[test]
+fn a_serial_dongle_answers_ask_human_and_its_port_is_released() {
+    let pty = yazses_tests::pty::PtyPair::new("mcp");
+    let mut sim = pty.simulate(
+        std::path::Path::new(env!("CARGO_BIN_EXE_yazses-dongle-sim")),
+        &repo_root().join("fixtures/speech/answer.wav"),
+        &[],
+    );
+    let said = said_file("serial");
+    let cfg = config(
+        "serial",
+        &format!(
+            "[mcp]\nask_human = true\n[audio]\nsource = \"serial\"\nserial_port = {:?}\n{}",
+            pty.host.display().to_string(),
+            speak_as_file(&said)
+        ),
+    );
+    run_with(
+        "legacy",
+        "serial",
+        &cfg,
+        &said,
+        &[("--infile", pty.host.to_str().unwrap())],
+    );
+    assert!(sim.wait().unwrap().success());
 }

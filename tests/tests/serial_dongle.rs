@@ -7,58 +7,23 @@
 //! (`--features real-model`, which `./ci.sh test` turns on).
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+use yazses_tests::pty::PtyPair;
 use yazses_tests::{repo_root, scratch, yazses_bin};
 
-/// A socat pty pair: `dongle` for the simulator, `host` for yazses. Killed on drop.
-struct PtyPair {
-    socat: Child,
-    dongle: PathBuf,
-    host: PathBuf,
+/// The simulator cargo built for these tests.
+fn simulator() -> &'static Path {
+    Path::new(env!("CARGO_BIN_EXE_yazses-dongle-sim"))
 }
 
-impl PtyPair {
-    fn new(name: &str) -> PtyPair {
-        let dir = scratch().join(format!("pty-{name}-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let dongle = dir.join("dongle");
-        let host = dir.join("host");
-        let _ = std::fs::remove_file(&dongle);
-        let _ = std::fs::remove_file(&host);
-        let socat = Command::new("socat")
-            .arg(format!("pty,raw,echo=0,link={}", dongle.display()))
-            .arg(format!("pty,raw,echo=0,link={}", host.display()))
-            .stdin(Stdio::null())
-            .spawn()
-            .expect("socat runs (apt install socat; .ci/run installs it)");
-        let deadline = Instant::now() + Duration::from_secs(5);
-        while !(dongle.exists() && host.exists()) {
-            assert!(Instant::now() < deadline, "socat made no pty pair");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        PtyPair {
-            socat,
-            dongle,
-            host,
-        }
-    }
+trait Listen {
+    fn listen(&self, extra: &[&str]) -> Output;
+}
 
-    fn simulate(&self, wav: &Path, faults: &[&str]) -> Child {
-        Command::new(env!("CARGO_BIN_EXE_yazses-dongle-sim"))
-            .arg("--port")
-            .arg(&self.dongle)
-            .arg("--wav")
-            .arg(wav)
-            .args(["--speed", "4"])
-            .args(faults)
-            .stdin(Stdio::null())
-            .spawn()
-            .expect("the simulator runs")
-    }
-
+impl Listen for PtyPair {
     fn listen(&self, extra: &[&str]) -> Output {
         let config = scratch().join("serial-test-config.toml");
         std::fs::write(&config, "").unwrap();
@@ -71,13 +36,6 @@ impl PtyPair {
             .stdin(Stdio::null())
             .output()
             .expect("yazses runs")
-    }
-}
-
-impl Drop for PtyPair {
-    fn drop(&mut self) {
-        let _ = self.socat.kill();
-        let _ = self.socat.wait();
     }
 }
 
@@ -109,7 +67,7 @@ fn golden_stop(name: &str) -> (u64, u64) {
 fn the_dongle_ends_the_capture_where_the_hosts_own_analysis_would() {
     let name = "utt00_pink_10db.wav";
     let pty = PtyPair::new("exact");
-    let mut sim = pty.simulate(&fixture(name), &[]);
+    let mut sim = pty.simulate(simulator(), &fixture(name), &[]);
     let v = json(&pty.listen(&["--no-transcribe"]));
     assert!(sim.wait().unwrap().success());
     // The chip's policy ran over the same frames as `yazses vad`'s: the same stop, to the
@@ -129,6 +87,7 @@ fn the_dongle_ends_the_capture_where_the_hosts_own_analysis_would() {
 fn five_percent_corrupt_frames_are_dropped_counted_and_the_capture_still_ends() {
     let pty = PtyPair::new("corrupt");
     let mut sim = pty.simulate(
+        simulator(),
         &fixture("utt00_clean.wav"),
         &["--corrupt", "0.05", "--seed", "7"],
     );
@@ -146,6 +105,7 @@ fn five_percent_corrupt_frames_are_dropped_counted_and_the_capture_still_ends() 
 fn an_unplug_mid_utterance_is_a_clear_error_not_a_hang() {
     let pty = PtyPair::new("unplug");
     let mut sim = pty.simulate(
+        simulator(),
         &fixture("utt00_clean.wav"),
         &["--disconnect-after-ms", "2500"],
     );
@@ -168,7 +128,11 @@ fn an_unplug_mid_utterance_is_a_clear_error_not_a_hang() {
 #[test]
 fn garbage_mid_capture_ends_it_with_an_error_that_says_so() {
     let pty = PtyPair::new("garbage");
-    let mut sim = pty.simulate(&fixture("utt00_clean.wav"), &["--garbage-after-ms", "2000"]);
+    let mut sim = pty.simulate(
+        simulator(),
+        &fixture("utt00_clean.wav"),
+        &["--garbage-after-ms", "2000"],
+    );
     let out = pty.listen(&["--no-transcribe"]);
     let _ = sim.kill();
     let _ = sim.wait();
@@ -191,7 +155,7 @@ fn a_port_with_nothing_on_it_is_refused_at_hello() {
 #[test]
 fn the_dongle_says_who_it_is() {
     let pty = PtyPair::new("hello");
-    let mut sim = pty.simulate(&fixture("utt00_clean.wav"), &[]);
+    let mut sim = pty.simulate(simulator(), &fixture("utt00_clean.wav"), &[]);
     let info = yazses::serial::probe(&pty.host.display().to_string()).unwrap();
     assert_eq!(info.board, "host-simulator");
     assert_eq!(info.protocol, yazses_core::wire::PROTOCOL_VERSION);
@@ -210,7 +174,7 @@ mod transcribed {
 
     fn transcript(name: &str, faults: &[&str]) -> Value {
         let pty = PtyPair::new(name);
-        let mut sim = pty.simulate(&fixture(name), faults);
+        let mut sim = pty.simulate(simulator(), &fixture(name), faults);
         let model = imported_model().display().to_string();
         let v = json(&pty.listen(&["--model", &model]));
         assert!(sim.wait().unwrap().success());
@@ -255,6 +219,7 @@ fn a_replugged_dongle_is_picked_up_by_the_same_process() {
     // First plug: unplugged mid-capture.
     let pty = PtyPair::new("replug");
     let mut sim = pty.simulate(
+        simulator(),
         &fixture("utt00_clean.wav"),
         &["--disconnect-after-ms", "1500"],
     );
@@ -265,7 +230,7 @@ fn a_replugged_dongle_is_picked_up_by_the_same_process() {
     // Plugged back in at the same path: the next capture in this process works.
     let pty = PtyPair::new("replug");
     assert_eq!(pty.host, path);
-    let mut sim = pty.simulate(&fixture("utt00_clean.wav"), &[]);
+    let mut sim = pty.simulate(simulator(), &fixture("utt00_clean.wav"), &[]);
     let u = capture(&pty).expect("the replugged dongle captures");
     assert!(sim.wait().unwrap().success());
     assert!(u.ended_by_source);
