@@ -201,6 +201,8 @@ firmware)
     cargo clippy --locked --release --target thumbv7em-none-eabihf -p yazses-fw-xiao-nrf52840-sense -- -D warnings
     cargo build --locked --release --target thumbv7em-none-eabihf -p yazses-fw-xiao-nrf52840-sense
     python3 image-size.py target/thumbv7em-none-eabihf/release/yazses-fw-xiao-nrf52840-sense
+    RUSTDOCFLAGS="-D warnings" cargo doc --locked --no-deps --target thumbv7em-none-eabihf \
+      -p yazses-fw -p yazses-boards -p yazses-qemu-core
     echo "-- and with defmt logging over RTT"
     cargo build --locked --release --target thumbv6m-none-eabi -p yazses-fw-pico --features defmt
     cargo build --locked --release --target thumbv7em-none-eabihf -p yazses-fw-xiao-nrf52840-sense --features defmt
