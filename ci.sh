@@ -77,6 +77,11 @@ assets() {
 
 case "${1:-test}" in
 test)
+  # The dongle tests run the simulator over a socat pseudo-terminal pair.
+  if ! command -v socat >/dev/null; then
+    echo "./ci.sh test needs socat for the serial dongle tests: sudo apt-get install socat" >&2
+    exit 1
+  fi
   assets
   cargo test --workspace --locked --features yazses-tests/real-model
   ;;
