@@ -99,9 +99,20 @@ struct Output {
     sent: u64,
     dropped: u64,
     corrupted: u64,
+    /// The first write that failed (the port closed), reported after the step.
+    error: Option<std::io::Error>,
 }
 
 impl Output {
+    /// Sends `message` unless an earlier write failed; keeps the first failure.
+    fn emit(&mut self, message: DeviceMessage<'_>) {
+        if self.error.is_none()
+            && let Err(e) = self.send(&message)
+        {
+            self.error = Some(e);
+        }
+    }
+
     fn send(&mut self, message: &DeviceMessage<'_>) -> std::io::Result<()> {
         let mut frame = [0u8; MAX_FRAME];
         let n = wire::encode(message, &mut frame).expect("device messages fit a frame");
@@ -175,6 +186,7 @@ fn run(args: &Args) -> Result<(), String> {
         sent: 0,
         dropped: 0,
         corrupted: 0,
+        error: None,
     };
     let mut dongle = Dongle::new(Identity {
         board: "host-simulator",
@@ -194,13 +206,8 @@ fn run(args: &Args) -> Result<(), String> {
             out.send(&m).map_err(|e| e.to_string())?;
         }
         // The host's messages, then one frame of "microphone".
-        let mut result = Ok(());
         while let Ok(m) = rx.try_recv() {
-            dongle.on_host(m, |d| {
-                if result.is_ok() {
-                    result = out.send(&d);
-                }
-            });
+            dongle.on_host(m, |d| out.emit(d));
         }
         if dongle.is_capturing() {
             captured_once = true;
@@ -210,11 +217,7 @@ fn run(args: &Args) -> Result<(), String> {
             }
             frame_at += FRAME_SAMPLES;
             capture_frames += 1;
-            dongle.on_frame(&frame, |d| {
-                if result.is_ok() {
-                    result = out.send(&d);
-                }
-            });
+            dongle.on_frame(&frame, |d| out.emit(d));
             if args
                 .garbage_after_ms
                 .is_some_and(|ms| capture_frames * 10 >= ms)
@@ -249,7 +252,9 @@ fn run(args: &Args) -> Result<(), String> {
             out.send(&DeviceMessage::Heartbeat { uptime_ms })
                 .map_err(|e| e.to_string())?;
         }
-        result.map_err(|e| e.to_string())?;
+        if let Some(e) = out.error.take() {
+            return Err(e.to_string());
+        }
         if args.stall_ms > 0 && last_stall.elapsed() >= Duration::from_secs(1) {
             std::thread::sleep(Duration::from_millis(args.stall_ms));
             last_stall = Instant::now();
