@@ -221,16 +221,11 @@ impl AskHuman {
             fit_context: true,
             ..Options::default()
         };
-        let audio = crate::audio::Audio {
-            samples: utterance.samples,
-            source_rate: 16_000,
-            source_channels: 1,
-        };
-        let transcript = engine
-            .transcribe(&audio, &options, |_| {})
+        let said = engine
+            .transcribe_capture(utterance.samples, &options)
             .map_err(|e| AskError::Transcribe(e.to_string()))?;
-        answer.heard = transcript.heard && !transcript.text.is_empty();
-        answer.answer = transcript.text;
+        answer.heard = said.heard;
+        answer.answer = said.text;
         if answer.heard {
             self.budget
                 .lock()

@@ -328,14 +328,9 @@ fn listen(args: ListenArgs, config: &config::Config) -> anyhow::Result<()> {
             fit_context: true,
             ..Options::default()
         };
-        let recording = audio::Audio {
-            samples: utterance.samples,
-            source_rate: 16_000,
-            source_channels: 1,
-        };
-        let t = engine.transcribe(&recording, &options, |_| {})?;
-        heard = t.heard && !t.text.is_empty();
-        text = t.text;
+        let said = engine.transcribe_capture(utterance.samples, &options)?;
+        heard = said.heard;
+        text = said.text;
     }
     if args.json {
         let v = serde_json::json!({

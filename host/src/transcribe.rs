@@ -328,6 +328,35 @@ impl Engine {
     }
 }
 
+/// What a capture said.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Said {
+    /// The transcript; empty when nothing was said.
+    pub text: String,
+    /// Whether anything was said: speech that whisper turned into words.
+    pub heard: bool,
+}
+
+impl Engine {
+    /// Transcribes a capture: the 16 kHz mono samples [`crate::capture::listen`] keeps.
+    pub fn transcribe_capture(
+        &self,
+        samples: Vec<i16>,
+        options: &Options,
+    ) -> Result<Said, TranscribeError> {
+        let audio = Audio {
+            samples,
+            source_rate: yazses_core::frame::SAMPLE_RATE_HZ,
+            source_channels: 1,
+        };
+        let t = self.transcribe(&audio, options, |_| {})?;
+        Ok(Said {
+            heard: t.heard && !t.text.is_empty(),
+            text: t.text,
+        })
+    }
+}
+
 /// The one path from a file to text: decode, gate on speech, transcribe.
 pub fn transcribe_file(
     engine: &Engine,
