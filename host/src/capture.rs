@@ -213,7 +213,7 @@ pub fn listen(
     let mut kept: Vec<i16> = Vec::new();
     let mut kept_from: Option<u64> = None;
     let mut frames = 0u64;
-    loop {
+    let (reason, listen_ms, ended_by_source) = loop {
         if cancel.load(Ordering::Relaxed) {
             return Err(CaptureError::Cancelled);
         }
@@ -225,14 +225,7 @@ pub fn listen(
             None
         };
         if let Some(reason) = source_stop {
-            return Ok(Utterance {
-                samples: kept,
-                stopped_because: reason.into(),
-                listen_ms: frames * 10,
-                speech_start_ms: capture.endpoint().speech_start().map(Instant::total_millis),
-                ended_by_source: true,
-                link: source.link_stats(),
-            });
+            break (reason, frames * 10, true);
         }
         let frame = next.unwrap_or([0; FRAME_SAMPLES]);
         frames += 1;
@@ -262,16 +255,17 @@ pub fn listen(
             !source.decides_end() || matches!(stop.reason, StopReason::Timeout | StopReason::Cap)
         });
         if let Some(stop) = host_stop {
-            return Ok(Utterance {
-                samples: kept,
-                stopped_because: stop.reason.into(),
-                listen_ms: stop.at.total_millis(),
-                speech_start_ms: stop.speech_start.map(Instant::total_millis),
-                ended_by_source: false,
-                link: source.link_stats(),
-            });
+            break (stop.reason, stop.at.total_millis(), false);
         }
-    }
+    };
+    Ok(Utterance {
+        samples: kept,
+        stopped_because: reason.into(),
+        listen_ms,
+        speech_start_ms: capture.endpoint().speech_start().map(Instant::total_millis),
+        ended_by_source,
+        link: source.link_stats(),
+    })
 }
 
 /// The source `[audio]` names.
