@@ -118,29 +118,23 @@ async def run(args):
             r = await client.call_tool("ask_human", {"question": "x", "timeout_s": 500})
             check(r.is_error, "timeout_s out of bounds is refused", text_of(r))
 
-        if args.scenario == "cpal":
-            r = await client.call_tool("ask_human", {"question": "Which model should I ship?"})
-            sc = r.structured_content or {}
-            words = sc.get("answer", "").lower()
-            check(not r.is_error and sc.get("heard") is True and "smaller model" in words and "friday" in words,
-                  "ask_human hears the answer through cpal", text_of(r))
-            check(sc.get("stopped_because") == "end_of_speech", "it stopped at the end of speech", sc)
-            held = open_files_of_server(args.config, args.infile)
-            check(held == [], "the microphone (the ALSA file PCM's input) is released after the call", held)
-
-        if args.scenario == "serial":
-            # The microphone is a yazses dongle (the simulator) on a pty: it decides the
-            # end of speech on its own chip.
+        if args.scenario in ("cpal", "serial"):
+            # A real capture source: cpal reading an ALSA file PCM (--infile is its input
+            # file), or a yazses dongle (the simulator) on a pty (--infile is the port),
+            # which decides the end of speech on its own chip.
             import os
-            port = os.path.realpath(args.infile)
+            through, held_what = {
+                "cpal": ("cpal", "the microphone (the ALSA file PCM's input)"),
+                "serial": ("the serial dongle", "the dongle's port"),
+            }[args.scenario]
             r = await client.call_tool("ask_human", {"question": "Which model should I ship?"})
             sc = r.structured_content or {}
             words = sc.get("answer", "").lower()
             check(not r.is_error and sc.get("heard") is True and "smaller model" in words and "friday" in words,
-                  "ask_human hears the answer through the serial dongle", text_of(r))
-            check(sc.get("stopped_because") == "end_of_speech", "it stopped at the dongle's end of speech", sc)
-            held = open_files_of_server(args.config, port)
-            check(held == [], "the dongle's port is released after the call", held)
+                  f"ask_human hears the answer through {through}", text_of(r))
+            check(sc.get("stopped_because") == "end_of_speech", "it stopped at the end of speech", sc)
+            held = open_files_of_server(args.config, os.path.realpath(args.infile))
+            check(held == [], f"{held_what} is released after the call", held)
 
         if args.scenario == "silence":
             for i in range(2):
