@@ -25,6 +25,7 @@ pub mod audio;
 pub mod capture;
 pub mod cli;
 pub mod config;
+pub mod coord;
 pub mod mcp;
 pub mod mic;
 pub mod model;
