@@ -5,28 +5,34 @@
 //! release the microphone, transcribe, and return the answer to the caller, and only to
 //! the caller: nothing here types, pastes or sends it anywhere else.
 //!
-//! The restraints (ADR-020, kept by ADR-032):
+//! The restraints (ADR-020, kept by ADR-032), across every yazses process of the user
+//! through [`crate::coord`]:
 //! 1. off by default: with `[mcp] ask_human = false` the MCP server does not offer it;
-//! 2. an interrupt budget: `[mcp] ask_human_per_hour` answers per rolling hour, charged
-//!    only when an answer was heard, kept for the life of the process;
-//! 3. never during a dictation hold ([`Hold`]): refused with a retry hint, not charged;
+//! 2. an interrupt budget: `[mcp] ask_human_per_hour` answers per rolling hour, one
+//!    ledger for all processes, charged only when an answer was heard;
+//! 3. never during a dictation hold: refused at once with a retry hint, not queued, not
+//!    charged;
 //! 4. the caller is named in what is spoken;
 //! 5. the answer goes back to the caller only.
 //!
-//! One question at a time: the microphone and the speaker sit behind one lock.
+//! One question at a time per user: the microphone lease, taken before the question is
+//! spoken and let go when the microphone closes; other questions queue in arrival order
+//! for up to `[mcp] ask_human_queue_s`.
 
-use std::collections::VecDeque;
-use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use serde::Serialize;
 use yazses_core::endpoint::EndpointConfig;
 use yazses_core::vad::Vad;
 
-use crate::capture::{self, Hold, StoppedBecause};
+use crate::capture::{CaptureError, StoppedBecause};
 use crate::config::Config;
-use crate::transcribe::{Engine, Options};
+use crate::coord::{CoordError, Coordinator, Holder, Purpose, Waiting, unix_ms};
+use crate::session::{Session, Want};
+use crate::source::{FrameSource, SourceError};
+use crate::transcribe::{Options, Transcriber};
 
 /// The longest question accepted, in characters.
 pub const MAX_QUESTION_CHARS: usize = 500;
@@ -43,6 +49,9 @@ pub struct Answer {
     pub stopped_because: StoppedBecause,
     /// How long the microphone listened, in milliseconds.
     pub listen_ms: u64,
+    /// How long the question waited for the microphone (another process's question, or a
+    /// `yazses listen`, had it), in milliseconds.
+    pub queued_ms: u64,
 }
 
 /// Why a question was not asked, or its answer not obtained. Each says what happened and
@@ -64,12 +73,22 @@ pub enum AskError {
     },
     /// The user is dictating.
     #[error(
-        "The user is dictating right now and the microphone is in use; try again in a minute, or ask in text instead."
+        "The user is dictating right now ({0}) and the microphone is in use; try again in a minute, or ask in text instead."
     )]
-    Held,
-    /// Another question is being asked.
-    #[error("Another spoken question is in progress; wait for it to finish and try again.")]
-    Busy,
+    Held(Holder),
+    /// Other questions kept the microphone busy for the whole queue wait.
+    #[error(
+        "The microphone stayed busy for {waited_s} s{}; try again in a minute, or ask in text instead.", holder.as_ref().map(|h| format!(" (held by {h})")).unwrap_or_default()
+    )]
+    Busy {
+        /// How long the question waited.
+        waited_s: u64,
+        /// Who held the microphone at the end of the wait.
+        holder: Option<Holder>,
+    },
+    /// The shared state in the runtime dir cannot be used or trusted.
+    #[error("Spoken questions are unavailable: {0}. Ask in text instead.")]
+    Coordination(String),
     /// The microphone could not be opened or failed.
     #[error("The microphone could not be used ({0}); ask in text instead.")]
     Capture(String),
@@ -81,66 +100,63 @@ pub enum AskError {
     Cancelled,
 }
 
-/// The rolling-hour budget.
-#[derive(Debug)]
-pub struct Budget {
-    per_hour: usize,
-    window: Duration,
-    charged: VecDeque<Instant>,
-}
-
-impl Budget {
-    /// A budget of `per_hour` answers per rolling hour.
-    pub fn new(per_hour: u32) -> Budget {
-        Budget {
-            per_hour: per_hour as usize,
-            window: Duration::from_secs(3600),
-            charged: VecDeque::new(),
+impl From<CoordError> for AskError {
+    fn from(e: CoordError) -> AskError {
+        match e {
+            CoordError::Held(holder) => AskError::Held(holder),
+            CoordError::QueueTimeout { waited, holder } => AskError::Busy {
+                waited_s: waited.as_secs(),
+                holder,
+            },
+            CoordError::Cancelled => AskError::Cancelled,
+            CoordError::Budget { used, retry_in_min } => AskError::Budget { used, retry_in_min },
+            e @ (CoordError::RuntimeDir { .. }
+            | CoordError::Io { .. }
+            | CoordError::Ledger { .. }) => AskError::Coordination(e.to_string()),
         }
-    }
-
-    /// `Err` with the minutes until the next answer may be charged, when spent.
-    pub fn check(&mut self, now: Instant) -> Result<(), AskError> {
-        while self
-            .charged
-            .front()
-            .is_some_and(|&t| now.duration_since(t) >= self.window)
-        {
-            self.charged.pop_front();
-        }
-        if self.charged.len() < self.per_hour {
-            return Ok(());
-        }
-        let oldest = *self.charged.front().expect("full, so not empty");
-        let left = self.window.saturating_sub(now.duration_since(oldest));
-        Err(AskError::Budget {
-            used: self.charged.len(),
-            retry_in_min: left.as_secs().div_ceil(60).max(1),
-        })
-    }
-
-    /// Charges one heard answer.
-    pub fn charge(&mut self, now: Instant) {
-        self.charged.push_back(now);
     }
 }
 
-/// The `ask_human` service, one per process.
+/// Opens the configured capture source.
+type Opener =
+    dyn Fn(EndpointConfig) -> Result<Box<dyn FrameSource + Send>, SourceError> + Send + Sync;
+
+/// The `ask_human` service, one per process; what it shares with other processes lives
+/// in the coordinator's runtime dir.
 pub struct AskHuman {
     config: Config,
-    budget: Mutex<Budget>,
-    hold: Hold,
-    mic: Mutex<()>,
+    coord: Result<Coordinator, String>,
+    open: Box<Opener>,
 }
 
 impl AskHuman {
-    /// A service with the budget full.
-    pub fn new(config: Config, hold: Hold) -> AskHuman {
-        AskHuman {
-            budget: Mutex::new(Budget::new(config.mcp.ask_human_per_hour)),
+    /// The service for `config`, coordinated through the runtime dir the environment
+    /// names, listening through `[audio]`. A runtime dir that cannot be used does not stop
+    /// the server: every question is refused with the reason.
+    pub fn new(config: Config) -> AskHuman {
+        let audio = config.audio.clone();
+        let coord = Coordinator::from_env().map_err(|e| e.to_string());
+        if let Err(e) = &coord {
+            tracing::warn!(error = %e, "ask_human will refuse every question");
+        }
+        AskHuman::with_parts(
             config,
-            hold,
-            mic: Mutex::new(()),
+            coord,
+            Box::new(move |endpoint| crate::source::open(&audio, endpoint)),
+        )
+    }
+
+    /// The service with its parts given (tests pass a scratch coordinator and a fake
+    /// source).
+    pub fn with_parts(
+        config: Config,
+        coord: Result<Coordinator, String>,
+        open: Box<Opener>,
+    ) -> AskHuman {
+        AskHuman {
+            config,
+            coord,
+            open,
         }
     }
 
@@ -156,14 +172,16 @@ impl AskHuman {
     }
 
     /// Asks `question` on behalf of `caller` and waits for the answer. Blocking: run it
-    /// off the async executor. `engine` is called only when there is speech to transcribe.
+    /// off the async executor. `transcriber` is called only when there is speech to
+    /// transcribe; `on_wait` hears who holds the microphone while the question queues.
     pub fn ask(
         &self,
         caller: &str,
         question: &str,
         timeout_s: u32,
-        engine: impl FnOnce() -> Result<Arc<Engine>, String>,
+        transcriber: impl FnOnce() -> Result<Arc<dyn Transcriber>, String>,
         cancel: &AtomicBool,
+        on_wait: impl FnMut(&Waiting),
     ) -> Result<Answer, AskError> {
         let question = question.trim();
         if question.is_empty() {
@@ -176,62 +194,77 @@ impl AskHuman {
                 "The question is longer than {MAX_QUESTION_CHARS} characters; ask something short enough to answer out loud."
             )));
         }
-        if self.hold.is_held() {
-            return Err(AskError::Held);
+        let coord = self
+            .coord
+            .as_ref()
+            .map_err(|e| AskError::Coordination(e.clone()))?;
+        let limit = self.config.mcp.ask_human_per_hour;
+        // Refuse a spent budget before queueing; the binding check is the reservation.
+        let budget = coord.ledger().status(limit, unix_ms())?;
+        if budget.spent >= limit as usize {
+            let left = budget.resets_at.unwrap_or(0).saturating_sub(unix_ms());
+            return Err(AskError::Budget {
+                used: budget.spent,
+                retry_in_min: left.div_ceil(60_000).max(1),
+            });
         }
-        let _mic = self.mic.try_lock().map_err(|_| AskError::Busy)?;
-        self.budget
-            .lock()
-            .map_err(|_| AskError::Busy)?
-            .check(Instant::now())?;
+        let want = Want {
+            purpose: Purpose::AskHuman,
+            caller: &caller_name(caller),
+            queue_timeout: Duration::from_secs_f64(self.config.mcp.ask_human_queue_s),
+        };
+        let session = Session::begin(coord, want, cancel, on_wait)?;
+        let queued_ms = session.queued_ms();
+        let reservation = coord.ledger().reserve(limit, unix_ms())?;
+        let refund = |e: AskError| {
+            if let Err(settle) = coord.ledger().settle(&reservation, false, unix_ms()) {
+                tracing::warn!(error = %settle, "a reserved charge could not be refunded");
+            }
+            e
+        };
         let spoken = format!("{} asks: {question}", caller_name(caller));
         if let Err(e) = crate::speak::say(&self.config.speak.command, &spoken) {
             // The question is on stderr either way; a missing voice is not worth failing.
             tracing::warn!(error = %e, "the question was printed but not spoken");
         }
-        if self.hold.is_held() {
-            return Err(AskError::Held);
+        if cancel.load(Ordering::SeqCst) {
+            return Err(refund(AskError::Cancelled));
         }
-        let utterance = {
-            let endpoint = self.endpoint(timeout_s);
-            let mut source = capture::open_source(&self.config.audio, endpoint)
-                .map_err(|e| AskError::Capture(e.to_string()))?;
-            capture::listen(source.as_mut(), Vad::DEFAULT, endpoint, cancel).map_err(
-                |e| match e {
-                    capture::CaptureError::Cancelled => AskError::Cancelled,
+        let endpoint = self.endpoint(timeout_s);
+        let utterance = session
+            .capture(&*self.open, Vad::DEFAULT, endpoint, cancel)
+            .map_err(|e| {
+                refund(match e {
+                    CaptureError::Cancelled => AskError::Cancelled,
                     e => AskError::Capture(e.to_string()),
-                },
-            )?
-            // The source, and with it the microphone, is dropped here.
-        };
+                })
+            })?;
+        // The microphone is closed and the next question may start.
         let mut answer = Answer {
             answer: String::new(),
             heard: false,
             stopped_because: utterance.stopped_because,
             listen_ms: utterance.listen_ms,
+            queued_ms,
         };
-        if utterance.samples.is_empty() {
-            return Ok(answer);
+        if !utterance.samples.is_empty() {
+            let transcriber = transcriber().map_err(|e| refund(AskError::Transcribe(e)))?;
+            let options = Options {
+                threads: self.config.transcribe.threads,
+                // Latency matters more than the last word of accuracy for a short answer.
+                beam_size: 1,
+                fit_context: true,
+                ..Options::default()
+            };
+            let said = transcriber
+                .said(utterance.samples, &options)
+                .map_err(|e| refund(AskError::Transcribe(e.to_string())))?;
+            answer.heard = said.heard;
+            answer.answer = said.text;
         }
-        let engine = engine().map_err(AskError::Transcribe)?;
-        let options = Options {
-            threads: self.config.transcribe.threads,
-            // Latency matters more than the last word of accuracy for a short answer.
-            beam_size: 1,
-            fit_context: true,
-            ..Options::default()
-        };
-        let said = engine
-            .transcribe_capture(utterance.samples, &options)
-            .map_err(|e| AskError::Transcribe(e.to_string()))?;
-        answer.heard = said.heard;
-        answer.answer = said.text;
-        if answer.heard {
-            self.budget
-                .lock()
-                .map_err(|_| AskError::Busy)?
-                .charge(Instant::now());
-        }
+        coord
+            .ledger()
+            .settle(&reservation, answer.heard, unix_ms())?;
         Ok(answer)
     }
 }
@@ -254,73 +287,213 @@ fn caller_name(caller: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::coord::RuntimeDir;
+    use crate::source::FileSource;
+    use crate::transcribe::{Said, TranscribeError};
 
-    #[test]
-    fn the_budget_rolls_over_an_hour_and_says_when_to_retry() {
-        let t0 = Instant::now();
-        let mut b = Budget::new(2);
-        b.check(t0).unwrap();
-        b.charge(t0);
-        b.charge(t0 + Duration::from_secs(600));
-        match b.check(t0 + Duration::from_secs(900)) {
-            Err(AskError::Budget {
-                used: 2,
-                retry_in_min: 45,
-            }) => {}
-            other => panic!("{other:?}"),
+    /// Says a fixed text for any audio, and counts calls.
+    struct FakeTranscriber(&'static str, std::sync::atomic::AtomicUsize);
+
+    impl Transcriber for FakeTranscriber {
+        fn said(&self, _: Vec<i16>, _: &Options) -> Result<Said, TranscribeError> {
+            self.1.fetch_add(1, Ordering::SeqCst);
+            Ok(Said {
+                text: self.0.into(),
+                heard: !self.0.is_empty(),
+            })
         }
-        b.check(t0 + Duration::from_secs(3600)).unwrap();
     }
 
-    fn service(per_hour: u32, hold: Hold) -> AskHuman {
+    fn voice(ms: usize) -> Vec<i16> {
+        (0..ms * 16)
+            .map(|i| {
+                let t = i as f32 / 16_000.0;
+                (6000.0 * (t * 2.0 * std::f32::consts::PI * 220.0).sin()) as i16
+            })
+            .collect()
+    }
+
+    fn runtime_dir(name: &str) -> std::path::PathBuf {
+        let p = std::env::temp_dir().join(format!("yazses-ask-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&p);
+        p
+    }
+
+    /// A service over a scratch runtime dir whose microphone plays `samples`.
+    fn service(per_hour: u32, dir: &std::path::Path, samples: Vec<i16>) -> AskHuman {
         let mut config = Config::default();
         config.mcp.ask_human = true;
         config.mcp.ask_human_per_hour = per_hour;
-        config.audio.source = crate::config::SourceKind::File;
-        config.audio.file = "/nonexistent/never-opened.wav".into();
+        config.mcp.ask_human_queue_s = 1.0;
         config.speak.command = vec!["true".into()];
-        AskHuman::new(config, hold)
+        let coord = Coordinator::new(RuntimeDir::at(dir).unwrap());
+        AskHuman::with_parts(
+            config,
+            Ok(coord),
+            Box::new(move |_| Ok(Box::new(FileSource::from_samples(samples.clone(), false)))),
+        )
     }
 
-    fn never_loaded() -> Result<Arc<Engine>, String> {
-        panic!("no model is needed to refuse")
+    fn says(text: &'static str) -> Arc<dyn Transcriber> {
+        Arc::new(FakeTranscriber(text, Default::default()))
     }
 
-    #[test]
-    fn during_a_dictation_hold_it_refuses_with_a_retry_hint_and_charges_nothing() {
-        let hold = Hold::default();
-        let ask = service(1, hold.clone());
-        let guard = hold.hold();
-        let err = ask
-            .ask("agent", "Ready?", 10, never_loaded, &AtomicBool::new(false))
-            .unwrap_err();
-        assert!(matches!(err, AskError::Held), "{err}");
-        assert!(err.to_string().contains("try again in a minute"), "{err}");
-        drop(guard);
-        // Released: the call goes on to open the microphone (here a missing file).
-        let err = ask
-            .ask("agent", "Ready?", 10, never_loaded, &AtomicBool::new(false))
-            .unwrap_err();
-        assert!(matches!(err, AskError::Capture(_)), "{err}");
-        ask.budget.lock().unwrap().check(Instant::now()).unwrap();
+    fn never_loaded() -> Result<Arc<dyn Transcriber>, String> {
+        panic!("no model is needed here")
+    }
+
+    fn ask(
+        s: &AskHuman,
+        t: impl FnOnce() -> Result<Arc<dyn Transcriber>, String>,
+    ) -> Result<Answer, AskError> {
+        s.ask("agent", "Ready?", 10, t, &AtomicBool::new(false), |_| {})
     }
 
     #[test]
-    fn one_question_at_a_time() {
-        let ask = service(3, Hold::default());
-        let _mic = ask.mic.lock().unwrap();
-        let err = ask
-            .ask("agent", "Ready?", 10, never_loaded, &AtomicBool::new(false))
+    fn heard_answers_are_charged_to_one_budget_shared_by_every_service() {
+        let dir = runtime_dir("budget");
+        let mut speech = vec![0; 16 * 500];
+        speech.extend(voice(800));
+        let a = service(2, &dir, speech.clone());
+        let b = service(2, &dir, speech.clone());
+        let answer = ask(&a, || Ok(says("yes"))).unwrap();
+        assert_eq!((answer.answer.as_str(), answer.heard), ("yes", true));
+        assert_eq!(answer.stopped_because, StoppedBecause::EndOfSpeech);
+        ask(&b, || Ok(says("no"))).unwrap();
+        // A third service, "started afterwards", finds the budget spent.
+        let c = service(2, &dir, speech);
+        let err = ask(&c, never_loaded).unwrap_err();
+        assert!(matches!(err, AskError::Budget { used: 2, .. }), "{err}");
+        assert!(err.to_string().contains("past hour"), "{err}");
+    }
+
+    #[test]
+    fn silence_and_empty_transcripts_are_not_charged() {
+        let dir = runtime_dir("free");
+        let quiet = service(1, &dir, vec![0; 1600]);
+        for _ in 0..2 {
+            let a = ask(&quiet, never_loaded).unwrap();
+            assert!(!a.heard && a.answer.is_empty());
+            assert_eq!(a.stopped_because, StoppedBecause::NoSpeech);
+        }
+        let noise = service(1, &dir, voice(800));
+        for _ in 0..2 {
+            let a = ask(&noise, || Ok(says(""))).unwrap();
+            assert!(!a.heard, "{a:?}");
+        }
+        let status = Coordinator::new(RuntimeDir::at(&dir).unwrap())
+            .ledger()
+            .status(1, unix_ms())
+            .unwrap();
+        assert_eq!(status.spent, 0);
+    }
+
+    #[test]
+    fn during_a_dictation_it_refuses_at_once_and_charges_nothing() {
+        let dir = runtime_dir("hold");
+        let s = service(1, &dir, voice(800));
+        let coord = Coordinator::new(RuntimeDir::at(&dir).unwrap());
+        let no = AtomicBool::new(false);
+        let hold = coord
+            .acquire(
+                &crate::coord::Request {
+                    purpose: Purpose::Dictate,
+                    caller: "yazses dictate",
+                    queue_timeout: Duration::from_secs(1),
+                    cancel: &no,
+                },
+                |_| {},
+            )
+            .unwrap();
+        let err = ask(&s, never_loaded).unwrap_err();
+        assert!(matches!(err, AskError::Held(_)), "{err}");
+        assert!(
+            err.to_string().contains("dictating")
+                && err.to_string().contains("try again in a minute"),
+            "{err}"
+        );
+        drop(hold);
+        ask(&s, || Ok(says("ok"))).unwrap();
+    }
+
+    #[test]
+    fn a_busy_microphone_queues_then_times_out_naming_the_holder() {
+        let dir = runtime_dir("busy");
+        let s = service(3, &dir, voice(800));
+        let coord = Coordinator::new(RuntimeDir::at(&dir).unwrap());
+        let no = AtomicBool::new(false);
+        let _held = coord
+            .acquire(
+                &crate::coord::Request {
+                    purpose: Purpose::AskHuman,
+                    caller: "other-agent",
+                    queue_timeout: Duration::from_secs(1),
+                    cancel: &no,
+                },
+                |_| {},
+            )
+            .unwrap();
+        let mut told = Vec::new();
+        let err = s
+            .ask("agent", "Ready?", 10, never_loaded, &no, |w| {
+                told.push(w.clone())
+            })
             .unwrap_err();
-        assert!(matches!(err, AskError::Busy), "{err}");
+        assert!(matches!(err, AskError::Busy { waited_s: 1, .. }), "{err}");
+        assert!(
+            err.to_string().contains("held by other-agent, ask_human"),
+            "{err}"
+        );
+        assert_eq!(told[0].holder.as_ref().unwrap().caller, "other-agent");
+    }
+
+    #[test]
+    fn a_microphone_that_fails_refunds_the_reservation() {
+        let dir = runtime_dir("fails");
+        let mut config = Config::default();
+        config.mcp.ask_human_per_hour = 1;
+        config.speak.command = vec!["true".into()];
+        let s = AskHuman::with_parts(
+            config,
+            Ok(Coordinator::new(RuntimeDir::at(&dir).unwrap())),
+            Box::new(|_| {
+                Err(SourceError::Missing(
+                    "no input device is named \"x\"".into(),
+                ))
+            }),
+        );
+        for _ in 0..2 {
+            let err = ask(&s, never_loaded).unwrap_err();
+            assert!(matches!(err, AskError::Capture(_)), "{err}");
+        }
+    }
+
+    #[test]
+    fn an_unusable_runtime_dir_refuses_with_the_reason() {
+        let mut config = Config::default();
+        config.speak.command = vec!["true".into()];
+        let s = AskHuman::with_parts(
+            config,
+            Err("the runtime directory /x cannot be used: it belongs to user id 7".into()),
+            Box::new(|_| panic!("never opened")),
+        );
+        let err = ask(&s, never_loaded).unwrap_err();
+        assert!(err.to_string().contains("belongs to user id 7"), "{err}");
     }
 
     #[test]
     fn empty_and_overlong_questions_are_refused() {
-        let ask = service(3, Hold::default());
+        let s = service(3, &runtime_dir("questions"), vec![]);
         for q in ["", "   ", &"why ".repeat(200)] {
-            let err = ask
-                .ask("agent", q, 10, never_loaded, &AtomicBool::new(false))
+            let err = s
+                .ask(
+                    "agent",
+                    q,
+                    10,
+                    never_loaded,
+                    &AtomicBool::new(false),
+                    |_| {},
+                )
                 .unwrap_err();
             assert!(matches!(err, AskError::BadQuestion(_)), "{err}");
         }

@@ -1,18 +1,17 @@
-//! One capture: a [`FrameSource`] through the detector and the end-of-speech policy, with
-//! pre-roll, until the policy stops it. Returns the utterance and why it stopped.
+//! One capture: frames through the detector and the end-of-speech policy, with pre-roll,
+//! until the policy stops it.
+//!
+//! [`Capture`] is the pure machine: frames in (each the next 10 ms of the capture's own
+//! clock), the stop out, the kept audio at the end; no source, no clock read, no I/O, like
+//! the core below it. [`listen`] is the blocking driver that pulls frames from a
+//! [`FrameSource`] into it.
 //!
 //! Sources deliver the core's frames (16 kHz mono, 160 samples); a source that runs dry
 //! (a file played as a microphone) is continued with silence, the way a real microphone
 //! keeps delivering frames after the user stops talking, so the policy decides the end
-//! exactly as it would live. The source is dropped, and a microphone released, the
-//! moment [`listen`] returns.
-//!
-//! The [`Hold`] is the dictation hold: while the push-to-talk path holds the microphone,
-//! nothing else may open it (`ask_human` refuses).
+//! exactly as it would live.
 
 use std::collections::VecDeque;
-use std::path::Path;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use yazses_core::autostop::Autostop;
@@ -21,133 +20,17 @@ use yazses_core::frame::{FRAME_SAMPLES, Frame};
 use yazses_core::time::Instant;
 use yazses_core::vad::VadConfig;
 
-use crate::audio::{self, AudioError, Limits};
-
-/// Where frames come from.
-pub trait FrameSource {
-    /// The next 10 ms frame; `Ok(None)` when the source has no more (a file's end).
-    /// A live source blocks until the frame has been captured.
-    fn next_frame(&mut self) -> Result<Option<Frame>, CaptureError>;
-
-    /// Whether the source decides the end of speech itself (a dongle runs the detector and
-    /// the policy on its chip); then [`listen`] stops on [`decided_end`](Self::decided_end)
-    /// and keeps only the caller's timeout and the hard cap of its own.
-    fn decides_end(&self) -> bool {
-        false
-    }
-
-    /// The end the source decided, once all the audio before it has been delivered.
-    fn decided_end(&mut self) -> Option<StopReason> {
-        None
-    }
-
-    /// What the link lost so far (a serial dongle's corrupt and missing frames).
-    fn link_stats(&self) -> LinkStats {
-        LinkStats::default()
-    }
-}
-
-/// What a capture's link lost.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
-pub struct LinkStats {
-    /// Frames dropped because they arrived corrupt.
-    pub corrupt_frames: u32,
-    /// Audio frames that never arrived (a gap in the sequence numbers), filled with silence.
-    pub lost_frames: u32,
-}
+use crate::source::{FrameSource, LinkStats, SourceError};
 
 /// Why a capture failed.
 #[derive(Debug, thiserror::Error)]
 pub enum CaptureError {
-    /// The recording for a file source could not be read.
+    /// The source could not deliver.
     #[error(transparent)]
-    Audio(#[from] AudioError),
-    /// A device failed or went away.
-    #[error("the audio device failed: {0}")]
-    Device(String),
+    Source(#[from] SourceError),
     /// The caller cancelled.
     #[error("the capture was cancelled")]
     Cancelled,
-}
-
-/// A recording played as the microphone, optionally at the pace of real time.
-#[derive(Debug)]
-pub struct FileSource {
-    samples: Vec<i16>,
-    at: usize,
-    realtime: Option<std::time::Instant>,
-}
-
-impl FileSource {
-    /// Decodes `path`; with `realtime`, each frame is delivered no sooner than it would
-    /// have been spoken, and silence follows the recording at the same pace.
-    pub fn open(path: &Path, realtime: bool) -> Result<FileSource, CaptureError> {
-        let audio = audio::read(path, &Limits::default())?;
-        Ok(FileSource::from_samples(audio.samples, realtime))
-    }
-
-    /// A source over samples already at 16 kHz.
-    pub fn from_samples(samples: Vec<i16>, realtime: bool) -> FileSource {
-        FileSource {
-            samples,
-            at: 0,
-            realtime: realtime.then(std::time::Instant::now),
-        }
-    }
-}
-
-impl FrameSource for FileSource {
-    fn next_frame(&mut self) -> Result<Option<Frame>, CaptureError> {
-        let mut frame = [0i16; FRAME_SAMPLES];
-        match self.realtime {
-            // As fast as it decodes: the file's end is the source's end.
-            None if self.at >= self.samples.len() => return Ok(None),
-            None => {}
-            Some(start) => {
-                // A microphone goes on delivering (silent) frames at its own pace after
-                // the user stops; so does a file played in real time.
-                let due = start
-                    + std::time::Duration::from_micros(
-                        (self.at + FRAME_SAMPLES) as u64 * 1_000_000 / 16_000,
-                    );
-                if let Some(wait) = due.checked_duration_since(std::time::Instant::now()) {
-                    std::thread::sleep(wait);
-                }
-            }
-        }
-        let from = self.at.min(self.samples.len());
-        let to = (self.at + FRAME_SAMPLES).min(self.samples.len());
-        frame[..to - from].copy_from_slice(&self.samples[from..to]);
-        self.at += FRAME_SAMPLES;
-        Ok(Some(frame))
-    }
-}
-
-/// The dictation hold, shared by everything that might open the microphone.
-#[derive(Clone, Debug, Default)]
-pub struct Hold(Arc<AtomicBool>);
-
-impl Hold {
-    /// Whether a dictation holds the microphone now.
-    pub fn is_held(&self) -> bool {
-        self.0.load(Ordering::SeqCst)
-    }
-
-    /// Holds the microphone until the guard is dropped (the push-to-talk path).
-    pub fn hold(&self) -> HoldGuard {
-        self.0.store(true, Ordering::SeqCst);
-        HoldGuard(self.0.clone())
-    }
-}
-
-/// Releases the [`Hold`] when dropped.
-#[derive(Debug)]
-pub struct HoldGuard(Arc<AtomicBool>);
-
-impl Drop for HoldGuard {
-    fn drop(&mut self) {
-        self.0.store(false, Ordering::SeqCst);
-    }
 }
 
 /// Why a capture stopped.
@@ -196,100 +79,142 @@ pub struct Utterance {
 /// Pre-roll kept before the start of speech.
 pub const PRE_ROLL_MS: u64 = 300;
 
-/// Runs `source` through the detector and the policy until the policy stops. `cancel`
-/// is checked every frame.
+/// The pure capture machine: detector, policy and pre-roll over frames pushed in order.
+#[derive(Debug)]
+pub struct Capture {
+    autostop: Autostop,
+    /// Frames seen before speech started: the pre-roll candidates.
+    recent: VecDeque<Frame>,
+    window: usize,
+    kept: Vec<i16>,
+    started: bool,
+    frames: u64,
+    /// Whether the source decides the end (then only timeout and cap stop from here).
+    source_decides: bool,
+}
+
+/// Why and when a capture stopped, and who decided.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stop {
+    /// Why.
+    pub reason: StopReason,
+    /// Milliseconds of audio from the start of the capture.
+    pub at_ms: u64,
+    /// Whether the source (a dongle) decided it.
+    pub by_source: bool,
+}
+
+impl Capture {
+    /// A capture at time zero; `source_decides` when the source ends speech itself.
+    pub fn new(vad: VadConfig, endpoint: EndpointConfig, source_decides: bool) -> Capture {
+        let pre_frames = (PRE_ROLL_MS / 10) as usize;
+        // Enough frames to cover min_speech plus the pre-roll: speech counts as started
+        // only after min_speech, and its start is reported then.
+        let window = pre_frames + (endpoint.min_speech.total_millis() / 10) as usize + 2;
+        Capture {
+            autostop: Autostop::new(vad, endpoint, Instant::ZERO),
+            recent: VecDeque::with_capacity(window + 1),
+            window,
+            kept: Vec::new(),
+            started: false,
+            frames: 0,
+            source_decides,
+        }
+    }
+
+    /// The next 10 ms; the stop, when the policy decides one.
+    pub fn push(&mut self, frame: &Frame) -> Option<Stop> {
+        self.frames += 1;
+        let report = self.autostop.push_frame(frame);
+        if self.started {
+            self.kept.extend_from_slice(frame);
+        } else {
+            self.recent.push_back(*frame);
+            while self.recent.len() > self.window {
+                self.recent.pop_front();
+            }
+            if let Some(start) = self.autostop.endpoint().speech_start() {
+                let first = (start.total_millis() / 10).saturating_sub(PRE_ROLL_MS / 10);
+                let oldest = self.frames - self.recent.len() as u64;
+                let skip = first.saturating_sub(oldest) as usize;
+                for f in self.recent.drain(..).skip(skip) {
+                    self.kept.extend_from_slice(&f);
+                }
+                self.started = true;
+            }
+        }
+        // With a source that decides the end, the host keeps only the caller's timeout
+        // and the hard cap of its own decisions.
+        report
+            .decision
+            .stop()
+            .filter(|stop| {
+                !self.source_decides || matches!(stop.reason, StopReason::Timeout | StopReason::Cap)
+            })
+            .map(|stop| Stop {
+                reason: stop.reason,
+                at_ms: stop.at.total_millis(),
+                by_source: false,
+            })
+    }
+
+    /// The source's own end, after the frames pushed so far.
+    pub fn source_stop(&self, reason: StopReason) -> Stop {
+        Stop {
+            reason,
+            at_ms: self.frames * 10,
+            by_source: true,
+        }
+    }
+
+    /// The utterance, once stopped.
+    pub fn finish(self, stop: Stop, link: LinkStats) -> Utterance {
+        Utterance {
+            samples: self.kept,
+            stopped_because: stop.reason.into(),
+            listen_ms: stop.at_ms,
+            speech_start_ms: self
+                .autostop
+                .endpoint()
+                .speech_start()
+                .map(Instant::total_millis),
+            ended_by_source: stop.by_source,
+            link,
+        }
+    }
+}
+
+/// Runs `source` through a [`Capture`] until it stops. `cancel` is checked every frame.
 pub fn listen(
     source: &mut dyn FrameSource,
     vad: VadConfig,
     endpoint: EndpointConfig,
     cancel: &AtomicBool,
 ) -> Result<Utterance, CaptureError> {
-    let mut capture = Autostop::new(vad, endpoint, Instant::ZERO);
-    let pre_frames = (PRE_ROLL_MS / 10) as usize;
-    // Keep enough frames to cover min_speech plus the pre-roll: speech counts as started
-    // only after min_speech, and its start is reported then.
-    let window = pre_frames + (endpoint.min_speech.total_millis() / 10) as usize + 2;
-    let mut recent: VecDeque<Frame> = VecDeque::with_capacity(window + 1);
-    let mut kept: Vec<i16> = Vec::new();
-    let mut kept_from: Option<u64> = None;
-    let mut frames = 0u64;
-    let (reason, listen_ms, ended_by_source) = loop {
+    let mut capture = Capture::new(vad, endpoint, source.decides_end());
+    let stop = loop {
         if cancel.load(Ordering::Relaxed) {
             return Err(CaptureError::Cancelled);
         }
         let next = source.next_frame()?;
         // A source that decides the end says so once its audio is all delivered.
-        let source_stop = if next.is_none() && source.decides_end() {
-            source.decided_end()
-        } else {
-            None
-        };
-        if let Some(reason) = source_stop {
-            break (reason, frames * 10, true);
+        if next.is_none()
+            && source.decides_end()
+            && let Some(reason) = source.decided_end()
+        {
+            break capture.source_stop(reason);
         }
-        let frame = next.unwrap_or([0; FRAME_SAMPLES]);
-        frames += 1;
-        let report = capture.push_frame(&frame);
-        match kept_from {
-            Some(_) => kept.extend_from_slice(&frame),
-            None => {
-                recent.push_back(frame);
-                while recent.len() > window {
-                    recent.pop_front();
-                }
-                if let Some(start) = capture.endpoint().speech_start() {
-                    let start_frame = start.total_millis() / 10;
-                    let first = start_frame.saturating_sub(pre_frames as u64);
-                    let oldest = frames - recent.len() as u64;
-                    let skip = first.saturating_sub(oldest) as usize;
-                    for f in recent.drain(..).skip(skip) {
-                        kept.extend_from_slice(&f);
-                    }
-                    kept_from = Some(first.max(oldest) * 10);
-                }
-            }
-        }
-        // With a source that decides the end, the host keeps only the caller's timeout
-        // and the hard cap of its own decisions.
-        let host_stop = report.decision.stop().filter(|stop| {
-            !source.decides_end() || matches!(stop.reason, StopReason::Timeout | StopReason::Cap)
-        });
-        if let Some(stop) = host_stop {
-            break (stop.reason, stop.at.total_millis(), false);
+        if let Some(stop) = capture.push(&next.unwrap_or([0; FRAME_SAMPLES])) {
+            break stop;
         }
     };
-    Ok(Utterance {
-        samples: kept,
-        stopped_because: reason.into(),
-        listen_ms,
-        speech_start_ms: capture.endpoint().speech_start().map(Instant::total_millis),
-        ended_by_source,
-        link: source.link_stats(),
-    })
-}
-
-/// The source `[audio]` names.
-pub fn open_source(
-    config: &crate::config::AudioConfig,
-    endpoint: EndpointConfig,
-) -> Result<Box<dyn FrameSource + Send>, CaptureError> {
-    use crate::config::SourceKind;
-    match config.source {
-        SourceKind::File => Ok(Box::new(FileSource::open(
-            &config.file,
-            config.file_realtime,
-        )?)),
-        SourceKind::Cpal => Ok(Box::new(crate::mic::CpalSource::open(&config.device)?)),
-        SourceKind::Serial => Ok(Box::new(crate::serial::SerialSource::open(
-            &config.serial_port,
-            &endpoint,
-        )?)),
-    }
+    Ok(capture.finish(stop, source.link_stats()))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::source::FileSource;
 
     fn voice(ms: usize) -> Vec<i16> {
         (0..ms * 16)
@@ -362,7 +287,7 @@ mod tests {
     }
 
     impl FrameSource for Deciding {
-        fn next_frame(&mut self) -> Result<Option<Frame>, CaptureError> {
+        fn next_frame(&mut self) -> Result<Option<Frame>, SourceError> {
             if self.left == 0 {
                 return Ok(None);
             }
@@ -436,32 +361,5 @@ mod tests {
         )
         .unwrap_err();
         assert!(matches!(err, CaptureError::Cancelled));
-    }
-
-    #[test]
-    fn a_realtime_file_keeps_the_pace_of_speech_and_goes_on_with_silence() {
-        let mut src = FileSource::from_samples(vec![1000; 160 * 3], true);
-        let t0 = std::time::Instant::now();
-        let frames: Vec<_> = (0..10)
-            .map(|_| src.next_frame().unwrap().unwrap())
-            .collect();
-        let took = t0.elapsed();
-        assert!(took >= std::time::Duration::from_millis(95), "{took:?}");
-        assert_eq!(frames[2][0], 1000);
-        assert_eq!(frames[3], [0; FRAME_SAMPLES]);
-        let mut fast = FileSource::from_samples(vec![1; 200], false);
-        assert!(fast.next_frame().unwrap().is_some());
-        assert!(fast.next_frame().unwrap().is_some());
-        assert!(fast.next_frame().unwrap().is_none());
-    }
-
-    #[test]
-    fn a_hold_lasts_as_long_as_its_guard() {
-        let hold = Hold::default();
-        assert!(!hold.is_held());
-        let guard = hold.hold();
-        assert!(hold.clone().is_held());
-        drop(guard);
-        assert!(!hold.is_held());
     }
 }

@@ -36,6 +36,9 @@ pub struct Mcp {
     pub ask_human_no_speech_s: f64,
     /// The listening limit when the caller gives none, in seconds.
     pub ask_human_timeout_s: u32,
+    /// The longest a question waits for the microphone while another process's question
+    /// (or a `yazses listen`) has it, in seconds.
+    pub ask_human_queue_s: f64,
 }
 
 impl Default for Mcp {
@@ -46,6 +49,7 @@ impl Default for Mcp {
             ask_human_end_silence_s: 1.2,
             ask_human_no_speech_s: 8.0,
             ask_human_timeout_s: 30,
+            ask_human_queue_s: 20.0,
         }
     }
 }
@@ -173,12 +177,24 @@ pub fn default_path() -> PathBuf {
 /// Loads the config from `path` (or the default path), warning about unknown keys on
 /// stderr through `tracing` and refusing bad values.
 pub fn load(path: Option<&Path>) -> Result<Config, ConfigError> {
+    load_with(path, |_| {})
+}
+
+/// Like [`load`], with `flags` applied over the file's values before they are checked, so
+/// a command-line flag can supply what the file lacks.
+pub fn load_with(
+    path: Option<&Path>,
+    flags: impl FnOnce(&mut Config),
+) -> Result<Config, ConfigError> {
     let path = path.map(Path::to_owned).unwrap_or_else(default_path);
     let text = match std::fs::read_to_string(&path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             tracing::debug!(path = %path.display(), "no config file; using the defaults");
-            return Ok(Config::default());
+            let mut config = Config::default();
+            flags(&mut config);
+            config.validate(&path)?;
+            return Ok(config);
         }
         Err(source) => return Err(ConfigError::Io { path, source }),
     };
@@ -189,6 +205,8 @@ pub fn load(path: Option<&Path>) -> Result<Config, ConfigError> {
     for key in unknown {
         tracing::warn!(path = %path.display(), key, "unknown config key ignored");
     }
+    let mut config = config;
+    flags(&mut config);
     config.validate(&path)?;
     Ok(config)
 }
@@ -261,6 +279,13 @@ impl Config {
                 "mcp.ask_human_timeout_s",
                 m.ask_human_timeout_s.to_string(),
                 "1 to 120 seconds",
+            );
+        }
+        if !(0.0..=600.0).contains(&m.ask_human_queue_s) {
+            return bad(
+                "mcp.ask_human_queue_s",
+                m.ask_human_queue_s.to_string(),
+                "0 to 600 seconds",
             );
         }
         let t = &self.transcribe;

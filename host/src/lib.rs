@@ -4,8 +4,14 @@
 //! - [`analysis`]: the detector and the end-of-speech policy over a recording
 //!   (`yazses vad`).
 //! - [`plot`]: a picture of an analysis (`yazses vad --plot`).
-//! - [`capture`]: one capture from a source (cpal [`mic`], a file, the [`serial`] dongle)
-//!   through the detector and the end-of-speech policy.
+//! - [`source`]: where frames come from (a file, cpal, the dongle), with typed errors.
+//! - [`capture`]: one capture from a source through the detector and the end-of-speech
+//!   policy (a pure machine and its blocking driver).
+//! - [`coord`]: the microphone lease, the queue and the interrupt budget shared by every
+//!   yazses process of the user.
+//! - [`session`]: the one way to hear the user: lease, open the source, capture, release,
+//!   transcribe (`ask_human`, `yazses listen`).
+//! - [`ask`]: `ask_human` and its restraints; [`mcp`]: the MCP server.
 //! - [`cli`]: the `yazses` command line.
 //!
 //! ```no_run
@@ -27,9 +33,9 @@ pub mod cli;
 pub mod config;
 pub mod coord;
 pub mod mcp;
-pub mod mic;
 pub mod model;
 pub mod plot;
-pub mod serial;
+pub mod session;
+pub mod source;
 pub mod speak;
 pub mod transcribe;

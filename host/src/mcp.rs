@@ -16,9 +16,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::ask::{AskHuman, MAX_QUESTION_CHARS};
-use crate::capture::Hold;
 use crate::config::Config;
-use crate::transcribe::{self, Engine, Options, Segment};
+use crate::transcribe::{self, Engine, Options, Segment, Transcriber};
 
 /// Spoken languages the `transcribe` tool accepts (whisper's most used), or `auto`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
@@ -169,7 +168,7 @@ pub struct Server {
 pub const TRANSCRIBE_DESCRIPTION: &str = "Transcribe an audio file that is already on this machine into text, with timed segments. Use it for recordings the user or another tool has saved (WAV, FLAC, MP3, Ogg/Vorbis; any sample rate). Do not use it to hear the user live: that is ask_human. It only reads the file, on this machine; nothing is uploaded. A file without speech returns heard = false and empty text (nothing is invented). Refusals come back as error results that say why: missing or unreadable files, directories and devices, damaged files, files over the size or duration cap, languages the model does not speak. Long files take a while (about 20 times faster than real time with the default model); progress is reported when the request carries a progress token, and cancelling the request stops the work. Parameters: path (required), language (optional: a language code or auto, the default).";
 
 /// `ask_human`'s description.
-pub const ASK_HUMAN_DESCRIPTION: &str = "Ask the user a question out loud and return the spoken answer as text. Use it only for a decision or a fact that only the user has, when they are likely at the computer; prefer asking in text when you can. The question is spoken as \"<your client's name> asks: <question>\" through the speakers (and printed on the server's stderr); then the microphone listens until the user stops talking (1.2 s of silence), nobody starts within 8 s (heard = false, answer empty), or timeout_s passes, and is released at once. The answer is returned to you only: it is never typed, pasted or sent anywhere else. It interrupts a person, so it is rationed: a few heard answers per hour (3 by default; unheard ones are free), never while the user is dictating, one question at a time. Refusals come back as error results that say when to try again; do not retry sooner. Parameters: question (required, 1 to 500 characters, one short question), timeout_s (optional, 1 to 120 s, default 30; many clients stop waiting after about 60 s, so above 50 the call is refused unless the request carries a progress token, which the server then keeps alive with progress notifications).";
+pub const ASK_HUMAN_DESCRIPTION: &str = "Ask the user a question out loud and return the spoken answer as text. Use it only for a decision or a fact that only the user has, when they are likely at the computer; prefer asking in text when you can. The question is spoken as \"<your client's name> asks: <question>\" through the speakers (and printed on the server's stderr); then the microphone listens until the user stops talking (1.2 s of silence), nobody starts within 8 s (heard = false, answer empty), or timeout_s passes, and is released at once. The answer is returned to you only: it is never typed, pasted or sent anywhere else. It interrupts a person, so it is rationed: a few heard answers per hour (3 by default; unheard ones are free), never while the user is dictating, one question at a time across all of the user's agents (a question waits up to 20 s for another to finish, with progress saying who holds the microphone). Refusals come back as error results that say when to try again; do not retry sooner. Parameters: question (required, 1 to 500 characters, one short question), timeout_s (optional, 1 to 120 s, default 30; many clients stop waiting after about 60 s, so above 50 the call is refused unless the request carries a progress token, which the server then keeps alive with progress notifications).";
 
 /// The longest `timeout_s` accepted without a progress token: listening plus speaking and
 /// transcribing stays under the 60 s many clients allow a tool call.
@@ -181,15 +180,23 @@ pub const TOOLS_HELP: &str = "Tools: transcribe (an audio file on this machine -
 
 #[tool_router(router = tool_router)]
 impl Server {
-    /// A server with `config`; `hold` is the dictation hold shared with push-to-talk.
-    pub fn new(config: Config, hold: Hold) -> Server {
+    /// A server with `config`, coordinated with the user's other yazses processes through
+    /// the runtime dir the environment names.
+    pub fn new(config: Config) -> Server {
+        let ask = AskHuman::new(config.clone());
+        Server::with_ask(config, ask)
+    }
+
+    /// A server with its `ask_human` service given (in-process tests pass one with a
+    /// scratch runtime dir and a fake microphone).
+    pub fn with_ask(config: Config, ask: AskHuman) -> Server {
         let mut tool_router = Self::tool_router();
         if !config.mcp.ask_human {
             tool_router.remove_route("ask_human");
         }
         Server {
             tool_router,
-            ask: Arc::new(AskHuman::new(config.clone(), hold)),
+            ask: Arc::new(ask),
             config: Arc::new(config),
             models: Arc::default(),
         }
@@ -295,19 +302,29 @@ impl Server {
                 "timeout_s = {timeout_s} would likely outlast the usual 60 s limit on a tool call, and the answer would be lost; use {SAFE_TIMEOUT_S} or less, or send a progress token (the server then reports progress every few seconds while it listens)."
             ));
         }
+        // Progress goes to a client that asked for it: a heartbeat every 5 s while the
+        // call runs, and a word whenever the holder of the microphone changes while the
+        // question waits for it.
+        let (waits, mut waits_rx) = tokio::sync::mpsc::unbounded_channel::<String>();
         let heartbeat = token.map(|token| {
             let peer = context.peer.clone();
             tokio::spawn(async move {
                 let mut tick = tokio::time::interval(std::time::Duration::from_secs(5));
-                let mut elapsed = 0.0;
+                let started = tokio::time::Instant::now();
+                let mut message = "listening for the answer".to_owned();
                 loop {
-                    tick.tick().await;
-                    let mut p = ProgressNotificationParam::new(token.clone(), elapsed);
-                    p.message = Some("listening for the answer".into());
+                    tokio::select! {
+                        _ = tick.tick() => {}
+                        Some(m) = waits_rx.recv() => message = m,
+                    }
+                    let mut p = ProgressNotificationParam::new(
+                        token.clone(),
+                        started.elapsed().as_secs_f64().floor(),
+                    );
+                    p.message = Some(message.clone());
                     if peer.notify_progress(p).await.is_err() {
                         break;
                     }
-                    elapsed += 5.0;
                 }
             })
         });
@@ -324,8 +341,20 @@ impl Server {
                 &caller,
                 &params.question,
                 timeout_s,
-                || models.get(&config),
+                || models.get(&config).map(|e| e as Arc<dyn Transcriber>),
                 &cancel,
+                |waiting| {
+                    let message = match &waiting.holder {
+                        Some(h) => format!(
+                            "waiting for the microphone (held by {}, {})",
+                            h.caller,
+                            h.purpose.as_str()
+                        ),
+                        None => "waiting for the microphone".to_owned(),
+                    };
+                    tracing::info!(ahead = waiting.ahead, "{message}");
+                    let _ = waits.send(message);
+                },
             )
             .map(Json)
             .map_err(|e| e.to_string())
@@ -378,7 +407,7 @@ pub fn serve_stdio(config: Config) -> anyhow::Result<()> {
         .build()?;
     let result = runtime.block_on(async move {
         let (reader, writer) = guarded_stdio()?;
-        let server = Server::new(config, Hold::default());
+        let server = Server::new(config);
         tracing::info!(
             tools = ?server.tools().iter().map(|t| t.name.to_string()).collect::<Vec<_>>(),
             "serving MCP on stdio"

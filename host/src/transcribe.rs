@@ -448,6 +448,19 @@ fn clock(ms: u64, sep: char) -> String {
     )
 }
 
+/// What turns a capture into words: the whisper [`Engine`], or a fake in tests of the
+/// layers above.
+pub trait Transcriber: Send + Sync {
+    /// Transcribes 16 kHz mono samples from a capture.
+    fn said(&self, samples: Vec<i16>, options: &Options) -> Result<Said, TranscribeError>;
+}
+
+impl Transcriber for Engine {
+    fn said(&self, samples: Vec<i16>, options: &Options) -> Result<Said, TranscribeError> {
+        self.transcribe_capture(samples, options)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

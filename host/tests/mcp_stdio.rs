@@ -35,6 +35,7 @@ impl Session {
     fn start(config: &Path) -> Session {
         let mut child = Command::new(env!("CARGO_BIN_EXE_yazses"))
             .args(["--config", config.to_str().unwrap(), "mcp-server"])
+            .env("YAZSES_RUNTIME_DIR", scratch("runtime"))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())

@@ -52,7 +52,7 @@ def text_of(result):
 async def run(args):
     import os
     # The SDK starts servers with a minimal environment; pass on what the test set up.
-    passed = {k: os.environ[k] for k in ("ALSA_CONFIG_PATH", "YAZSES_LOG", "YAZSES_MODEL_DIR") if k in os.environ}
+    passed = {k: os.environ[k] for k in ("ALSA_CONFIG_PATH", "YAZSES_LOG", "YAZSES_MODEL_DIR", "YAZSES_RUNTIME_DIR") if k in os.environ}
     params = StdioServerParameters(command=args.yazses, args=["--config", args.config, "mcp-server"], env=passed)
     async with Client(params, mode=args.mode, client_info=Implementation(name=CLIENT, version="1.0")) as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}

@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 pub mod pty;
+pub mod stdio_client;
 pub mod wer;
 
 /// The repository root.
@@ -95,4 +96,15 @@ pub fn write_wav(path: &Path, samples: &[i16]) {
         w.write_sample(s).expect("write a sample");
     }
     w.finalize().expect("finish the WAV file");
+}
+
+/// A fresh runtime dir (`YAZSES_RUNTIME_DIR`) for one test's yazses processes, so tests
+/// running at once neither share a microphone lease nor spend one interrupt budget.
+pub fn runtime_dir(name: &str) -> PathBuf {
+    let dir = scratch().join(format!("runtime-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create the runtime dir");
+    std::fs::set_permissions(&dir, std::os::unix::fs::PermissionsExt::from_mode(0o700))
+        .expect("make the runtime dir private");
+    dir
 }

@@ -56,6 +56,11 @@ fn run_with(
 ) {
     let mut cmd = Command::new(env_path("YAZSES_TEST_PYTHON"));
     cmd.arg(repo_root().join("tests/mcp/client_check.py"));
+    // Each run its own runtime dir: its own microphone lease and a full budget.
+    cmd.env(
+        "YAZSES_RUNTIME_DIR",
+        yazses_tests::runtime_dir(&format!("{scenario}-{mode}")),
+    );
     for (k, v) in extra {
         if k.starts_with("--") {
             cmd.args([k, v]);

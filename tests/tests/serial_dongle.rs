@@ -33,6 +33,10 @@ impl Listen for PtyPair {
             .args(["listen", "--source", "serial", "--json", "--serial-port"])
             .arg(&self.host)
             .args(extra)
+            .env(
+                "YAZSES_RUNTIME_DIR",
+                yazses_tests::runtime_dir(&self.host.file_name().unwrap().to_string_lossy()),
+            )
             .stdin(Stdio::null())
             .output()
             .expect("yazses runs")
@@ -156,7 +160,7 @@ fn a_port_with_nothing_on_it_is_refused_at_hello() {
 fn the_dongle_says_who_it_is() {
     let pty = PtyPair::new("hello");
     let mut sim = pty.simulate(simulator(), &fixture("utt00_clean.wav"), &[]);
-    let info = yazses::serial::probe(&pty.host.display().to_string()).unwrap();
+    let info = yazses::source::dongle::probe(&pty.host.display().to_string()).unwrap();
     assert_eq!(info.board, "host-simulator");
     assert_eq!(info.protocol, yazses_core::wire::PROTOCOL_VERSION);
     assert_eq!(info.sample_rate, 16_000);
@@ -207,7 +211,7 @@ mod transcribed {
 fn a_replugged_dongle_is_picked_up_by_the_same_process() {
     use std::sync::atomic::AtomicBool;
     use yazses::capture::{CaptureError, listen};
-    use yazses::serial::SerialSource;
+    use yazses::source::dongle::SerialSource;
     use yazses_core::endpoint::EndpointConfig;
     use yazses_core::vad::Vad;
 

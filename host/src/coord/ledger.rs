@@ -63,6 +63,7 @@ pub struct BudgetStatus {
 
 /// A reserved charge, to settle with [`Ledger::settle`].
 #[derive(Debug, PartialEq, Eq)]
+/// One left unsettled stays charged (the user was interrupted).
 #[must_use = "a reservation is settled as heard or refunded"]
 pub struct Reservation(String);
 
@@ -119,7 +120,7 @@ impl Ledger {
     /// Keeps the reserved charge when `heard`, refunds it otherwise.
     pub fn settle(
         &self,
-        reservation: Reservation,
+        reservation: &Reservation,
         heard: bool,
         now: u64,
     ) -> Result<(), CoordError> {

@@ -218,8 +218,8 @@ fn the_budget_is_shared_reserved_first_and_refunded_when_nothing_was_heard() {
         ),
         "{err}"
     );
-    a.ledger().settle(r1, true, t0 + 3000).unwrap();
-    b.ledger().settle(r2, false, t0 + 3000).unwrap();
+    a.ledger().settle(&r1, true, t0 + 3000).unwrap();
+    b.ledger().settle(&r2, false, t0 + 3000).unwrap();
     let s = b.ledger().status(2, t0 + 3000).unwrap();
     assert_eq!(
         (s.spent, s.limit, s.resets_at),
@@ -228,7 +228,7 @@ fn the_budget_is_shared_reserved_first_and_refunded_when_nothing_was_heard() {
     // A process started afterwards sees the same ledger.
     let c = Coordinator::new(dir);
     let r = c.ledger().reserve(2, t0 + 4000).unwrap();
-    c.ledger().settle(r, true, t0 + 4000).unwrap();
+    c.ledger().settle(&r, true, t0 + 4000).unwrap();
     let err = c.ledger().reserve(2, t0 + 5000).unwrap_err();
     assert!(matches!(err, CoordError::Budget { used: 2, .. }), "{err}");
     // An hour after the first, one is free again.
@@ -241,7 +241,7 @@ fn a_deleted_ledger_is_rebuilt_from_what_live_processes_charged() {
     let a = Coordinator::new(dir.clone());
     let t0 = unix_ms();
     let r = a.ledger().reserve(1, t0).unwrap();
-    a.ledger().settle(r, true, t0).unwrap();
+    a.ledger().settle(&r, true, t0).unwrap();
     std::fs::remove_file(a.ledger().path()).unwrap();
     let err = a.ledger().reserve(1, t0 + 1000).unwrap_err();
     assert!(matches!(err, CoordError::Budget { used: 1, .. }), "{err}");
@@ -315,7 +315,7 @@ fn a_ledger_of_another_user_is_refused() {
 fn the_ledger_file_is_private_json_a_person_can_read() {
     let coord = Coordinator::new(scratch("ledger-json"));
     let r = coord.ledger().reserve(3, 1_000).unwrap();
-    coord.ledger().settle(r, true, 1_000).unwrap();
+    coord.ledger().settle(&r, true, 1_000).unwrap();
     let v: serde_json::Value =
         serde_json::from_slice(&std::fs::read(coord.ledger().path()).unwrap()).unwrap();
     assert_eq!(v["version"], 1);

@@ -21,7 +21,7 @@ use yazses_core::wire::{
     SeqTracker, WirePreset,
 };
 
-use crate::capture::{CaptureError, FrameSource, LinkStats};
+use super::{FrameSource, LinkStats, SourceError};
 
 /// The dongle's USB vendor id (pid.codes, the open-source hardware vendor id).
 pub const USB_VID: u16 = wire::USB_VID;
@@ -89,15 +89,20 @@ struct Link {
 }
 
 impl Link {
-    fn open(name: &str) -> Result<Link, CaptureError> {
+    fn open(name: &str) -> Result<Link, SourceError> {
         let port = serialport::new(name, 115_200)
             .timeout(StdDuration::from_millis(50))
             .open()
             .map_err(|e| {
-                CaptureError::Device(format!(
+                let msg = format!(
                     "cannot open the dongle's port {name}: {e}; is it plugged in? \
                      (`yazses devices` lists dongles)"
-                ))
+                );
+                match e.kind() {
+                    serialport::ErrorKind::NoDevice => SourceError::Missing(msg),
+                    serialport::ErrorKind::Io(ErrorKind::NotFound) => SourceError::Missing(msg),
+                    _ => SourceError::Busy(msg),
+                }
             })?;
         Ok(Link {
             port,
@@ -108,7 +113,7 @@ impl Link {
         })
     }
 
-    fn send(&mut self, message: &HostMessage) -> Result<(), CaptureError> {
+    fn send(&mut self, message: &HostMessage) -> Result<(), SourceError> {
         let mut frame = [0u8; MAX_FRAME];
         let n = wire::encode(message, &mut frame).expect("host messages are small");
         self.port
@@ -116,15 +121,15 @@ impl Link {
             .map_err(|e| self.gone(&e.to_string()))
     }
 
-    fn gone(&self, why: &str) -> CaptureError {
-        CaptureError::Device(format!(
+    fn gone(&self, why: &str) -> SourceError {
+        SourceError::Gone(format!(
             "the dongle on {} went away ({why}); plug it back in and try again",
             self.name
         ))
     }
 
     /// The next event, waiting at most until `deadline`; `Ok(None)` at the deadline.
-    fn next_event(&mut self, deadline: StdInstant) -> Result<Option<Event>, CaptureError> {
+    fn next_event(&mut self, deadline: StdInstant) -> Result<Option<Event>, SourceError> {
         loop {
             if !self.pending.is_empty() {
                 let (used, message) = self.reader.read::<DeviceMessage>(&self.pending);
@@ -153,7 +158,7 @@ impl Link {
     }
 
     /// Asks who is there and checks it speaks our protocol.
-    fn hello(&mut self) -> Result<DongleInfo, CaptureError> {
+    fn hello(&mut self) -> Result<DongleInfo, SourceError> {
         self.send(&HostMessage::Hello {
             protocol: PROTOCOL_VERSION,
         })?;
@@ -161,7 +166,7 @@ impl Link {
         while let Some(event) = self.next_event(deadline)? {
             if let Event::Hello(info) = event {
                 if info.protocol != PROTOCOL_VERSION {
-                    return Err(CaptureError::Device(format!(
+                    return Err(SourceError::Protocol(format!(
                         "the dongle on {} speaks protocol {}, this yazses speaks {PROTOCOL_VERSION}; \
                          update the firmware or yazses",
                         self.name, info.protocol
@@ -170,7 +175,7 @@ impl Link {
                 return Ok(info);
             }
         }
-        Err(CaptureError::Device(format!(
+        Err(SourceError::Protocol(format!(
             "{} did not answer Hello within {} s; is it a yazses dongle?",
             self.name,
             HELLO_WAIT.as_secs()
@@ -205,7 +210,7 @@ fn own(message: DeviceMessage<'_>, port: &str) -> Event {
 }
 
 /// Asks the dongle on `port` who it is.
-pub fn probe(port: &str) -> Result<DongleInfo, CaptureError> {
+pub fn probe(port: &str) -> Result<DongleInfo, SourceError> {
     Link::open(port)?.hello()
 }
 
@@ -230,10 +235,10 @@ impl std::fmt::Debug for SerialSource {
 impl SerialSource {
     /// Opens `port` (or the first dongle found by USB id when `port` is empty), checks the
     /// dongle, sends it the policy and starts a capture.
-    pub fn open(port: &str, endpoint: &EndpointConfig) -> Result<SerialSource, CaptureError> {
+    pub fn open(port: &str, endpoint: &EndpointConfig) -> Result<SerialSource, SourceError> {
         let name = if port.is_empty() {
             find_ports().into_iter().next().ok_or_else(|| {
-                CaptureError::Device(format!(
+                SourceError::Missing(format!(
                     "no yazses dongle found (USB {USB_VID:04x}:{USB_PID:04x}); plug one in \
                      or set [audio] serial_port"
                 ))
@@ -268,7 +273,7 @@ impl SerialSource {
 }
 
 impl FrameSource for SerialSource {
-    fn next_frame(&mut self) -> Result<Option<Frame>, CaptureError> {
+    fn next_frame(&mut self) -> Result<Option<Frame>, SourceError> {
         loop {
             if let Some(frame) = self.queue.pop_front() {
                 return Ok(Some(frame));
@@ -289,7 +294,7 @@ impl FrameSource for SerialSource {
                 Some(Event::End(reason)) => self.ended = Some(reason),
                 Some(_) => {}
                 None if self.link.last_heard.elapsed() >= SILENCE_LIMIT => {
-                    return Err(CaptureError::Device(format!(
+                    return Err(SourceError::Gone(format!(
                         "the dongle on {} sent nothing for {} s mid-capture; is it still \
                          plugged in?",
                         self.link.name,
@@ -297,7 +302,7 @@ impl FrameSource for SerialSource {
                     )));
                 }
                 None => {
-                    return Err(CaptureError::Device(format!(
+                    return Err(SourceError::Protocol(format!(
                         "the dongle on {} sent no valid frame for {} s mid-capture ({} corrupt \
                          frames dropped); is it a yazses dongle with matching firmware?",
                         self.link.name,

@@ -18,7 +18,7 @@ use rubato::{
 };
 use yazses_core::frame::{FRAME_SAMPLES, Frame, SAMPLE_RATE_HZ};
 
-use crate::capture::{CaptureError, FrameSource};
+use super::{FrameSource, SourceError};
 
 /// Seconds of audio the ring holds between the callback and the reader.
 const RING_SECONDS: u32 = 4;
@@ -39,7 +39,7 @@ pub struct InputDevice {
 }
 
 /// The input devices of the default host.
-pub fn input_devices() -> Result<Vec<InputDevice>, CaptureError> {
+pub fn input_devices() -> Result<Vec<InputDevice>, SourceError> {
     let host = cpal::default_host();
     let default = host
         .default_input_device()
@@ -47,7 +47,7 @@ pub fn input_devices() -> Result<Vec<InputDevice>, CaptureError> {
         .map(|id| id.id().to_owned());
     let devices = host
         .input_devices()
-        .map_err(|e| CaptureError::Device(e.to_string()))?;
+        .map_err(|e| SourceError::Missing(format!("listing the audio inputs: {e}")))?;
     Ok(devices
         .filter_map(|d| {
             let id = d.id().ok()?;
@@ -87,13 +87,20 @@ impl std::fmt::Debug for CpalSource {
 
 impl CpalSource {
     /// Opens `device` (by name; empty for the default input) and starts capturing.
-    pub fn open(device: &str) -> Result<CpalSource, CaptureError> {
-        let dev_err =
-            |what: &str, e: &dyn std::fmt::Display| CaptureError::Device(format!("{what}: {e}"));
+    pub fn open(device: &str) -> Result<CpalSource, SourceError> {
+        let dev_err = |what: &str, e: &dyn std::fmt::Display| {
+            let msg = format!("{what}: {e}");
+            // ALSA says EBUSY in words; cpal has no kind for it.
+            if msg.contains("busy") {
+                SourceError::Busy(format!("{msg} (another program holds the device)"))
+            } else {
+                SourceError::Missing(msg)
+            }
+        };
         let host = cpal::default_host();
         let dev = if device.is_empty() {
             host.default_input_device()
-                .ok_or_else(|| CaptureError::Device("there is no default input device".into()))?
+                .ok_or_else(|| SourceError::Missing("there is no default input device".into()))?
         } else {
             let devices = host
                 .input_devices()
@@ -111,7 +118,7 @@ impl CpalSource {
                 }
             }
             found.ok_or_else(|| {
-                CaptureError::Device(format!(
+                SourceError::Missing(format!(
                     "no input device is named {device:?} (`yazses devices` lists them)"
                 ))
             })?
@@ -141,7 +148,7 @@ impl CpalSource {
                 build::<f64>(&dev, &config, channels, producer, &dropped, &failure)
             }
             other => {
-                return Err(CaptureError::Device(format!(
+                return Err(SourceError::Missing(format!(
                     "the device offers only {other} samples, which yazses does not read"
                 )));
             }
@@ -185,7 +192,7 @@ impl CpalSource {
     }
 
     /// Moves what the callback captured into `ready`, resampled to 16 kHz.
-    fn drain(&mut self) -> Result<usize, CaptureError> {
+    fn drain(&mut self) -> Result<usize, SourceError> {
         let n = self.ring.slots();
         if n == 0 {
             return Ok(0);
@@ -193,7 +200,7 @@ impl CpalSource {
         let chunk = self
             .ring
             .read_chunk(n)
-            .map_err(|e| CaptureError::Device(e.to_string()))?;
+            .map_err(|e| SourceError::Gone(e.to_string()))?;
         match self.resampler.as_mut() {
             None => self.ready.extend(chunk),
             Some(resampler) => {
@@ -203,7 +210,7 @@ impl CpalSource {
                 while self.unresampled.len() - start >= RESAMPLE_CHUNK {
                     let out = resampler
                         .process(&[&self.unresampled[start..start + RESAMPLE_CHUNK]], None)
-                        .map_err(|e| CaptureError::Device(e.to_string()))?;
+                        .map_err(|e| SourceError::Gone(e.to_string()))?;
                     self.ready.extend(
                         out[0]
                             .iter()
@@ -219,18 +226,18 @@ impl CpalSource {
 }
 
 impl FrameSource for CpalSource {
-    fn next_frame(&mut self) -> Result<Option<Frame>, CaptureError> {
+    fn next_frame(&mut self) -> Result<Option<Frame>, SourceError> {
         let mut waiting_since = Instant::now();
         while self.ready.len() < FRAME_SAMPLES {
             if let Some(why) = self.failure.lock().ok().and_then(|f| f.clone()) {
-                return Err(CaptureError::Device(why));
+                return Err(SourceError::Gone(why));
             }
             if self.drain()? > 0 {
                 waiting_since = Instant::now();
                 continue;
             }
             if waiting_since.elapsed() > STALL {
-                return Err(CaptureError::Device(format!(
+                return Err(SourceError::Gone(format!(
                     "the microphone delivered no audio for {} s (unplugged?)",
                     STALL.as_secs()
                 )));
@@ -260,7 +267,7 @@ impl Drop for CpalSource {
 }
 
 /// 16 kHz mono when the device offers it (no resampling), else its default.
-fn choose_config(dev: &cpal::Device) -> Result<cpal::SupportedStreamConfig, CaptureError> {
+fn choose_config(dev: &cpal::Device) -> Result<cpal::SupportedStreamConfig, SourceError> {
     let preferred = [SampleFormat::I16, SampleFormat::F32];
     if let Ok(ranges) = dev.supported_input_configs() {
         let ranges: Vec<_> = ranges.collect();
@@ -278,7 +285,7 @@ fn choose_config(dev: &cpal::Device) -> Result<cpal::SupportedStreamConfig, Capt
         }
     }
     dev.default_input_config()
-        .map_err(|e| CaptureError::Device(format!("the device has no usable input format: {e}")))
+        .map_err(|e| SourceError::Missing(format!("the device has no usable input format: {e}")))
 }
 
 fn build<T>(

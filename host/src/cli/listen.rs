@@ -1,0 +1,137 @@
+//! `yazses listen`: hear the user once through the configured source, under the shared
+//! microphone lease, and print what they said.
+
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration as StdDuration;
+
+use clap::Args;
+use yazses_core::endpoint::EndpointConfig;
+use yazses_core::time::Duration;
+
+use super::print;
+use crate::config;
+use crate::coord::{Coordinator, Purpose};
+use crate::model;
+use crate::session::{Session, Want};
+use crate::transcribe::{Engine, Options};
+
+/// `yazses listen`.
+#[derive(Debug, Args)]
+pub struct ListenArgs {
+    /// Where the audio comes from [default: the config's audio.source].
+    #[arg(long, value_enum)]
+    pub source: Option<config::SourceKind>,
+    /// The dongle's port, with --source serial [default: audio.serial_port, or the first
+    /// dongle found by USB id].
+    #[arg(long, value_name = "PORT")]
+    pub serial_port: Option<String>,
+    /// The recording to play as the microphone, with --source file.
+    #[arg(long, value_name = "FILE")]
+    pub file: Option<PathBuf>,
+    /// Trailing silence that ends speech, in milliseconds.
+    #[arg(long, default_value_t = 1200, value_parser = clap::value_parser!(u64).range(10..=120_000))]
+    pub end_silence_ms: u64,
+    /// How long to wait for speech before giving up, in milliseconds.
+    #[arg(long, default_value_t = 8000, value_parser = clap::value_parser!(u64).range(200..=120_000))]
+    pub no_speech_ms: u64,
+    /// Longest capture, in seconds.
+    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=120))]
+    pub timeout_s: u64,
+    /// A model name or the path of a ggml file [default: transcribe.model].
+    #[arg(long, env = "YAZSES_MODEL")]
+    pub model: Option<String>,
+    /// Print one JSON object (text, heard, audio_ms, stopped_because, listen_ms,
+    /// speech_start_ms, ended_by_source, link) instead of the text.
+    #[arg(long)]
+    pub json: bool,
+    /// Capture only: report how the capture went, without loading a model.
+    #[arg(long)]
+    pub no_transcribe: bool,
+    /// The longest to wait while another yazses process has the microphone, in seconds.
+    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(0..=3600))]
+    pub queue_s: u64,
+}
+
+impl ListenArgs {
+    /// The source flags, over the config file's `[audio]`.
+    pub fn fold_into(&self, config: &mut config::Config) {
+        if let Some(source) = self.source {
+            config.audio.source = source;
+        }
+        if let Some(port) = &self.serial_port {
+            config.audio.serial_port = port.clone();
+        }
+        if let Some(file) = &self.file {
+            config.audio.file = file.clone();
+        }
+    }
+}
+
+pub(super) fn run(args: ListenArgs, config: &config::Config) -> anyhow::Result<()> {
+    let endpoint = EndpointConfig {
+        end_silence: Duration::from_millis(args.end_silence_ms),
+        no_speech: Duration::from_millis(args.no_speech_ms),
+        timeout: Some(Duration::from_secs(args.timeout_s)),
+        ..EndpointConfig::default()
+    };
+    let coord = Coordinator::from_env()?;
+    let want = Want {
+        purpose: Purpose::Listen,
+        caller: "yazses listen",
+        queue_timeout: StdDuration::from_secs(args.queue_s),
+    };
+    let no = AtomicBool::new(false);
+    let session = Session::begin(&coord, want, &no, |w| {
+        if let Some(h) = &w.holder {
+            eprintln!("yazses: waiting for the microphone (held by {h})");
+        }
+    })?;
+    let audio = config.audio.clone();
+    let open = move |endpoint| crate::source::open(&audio, endpoint);
+    let utterance = session.capture(&open, yazses_core::vad::Vad::DEFAULT, endpoint, &no)?;
+    let link = utterance.link;
+    if link.corrupt_frames > 0 || link.lost_frames > 0 {
+        eprintln!(
+            "yazses: the link dropped {} corrupt frame(s); {} audio frame(s) never arrived and were filled with silence",
+            link.corrupt_frames, link.lost_frames
+        );
+    }
+    let audio_ms = utterance.samples.len() as u64 / 16;
+    let mut text = String::new();
+    let mut heard = false;
+    if !utterance.samples.is_empty() && !args.no_transcribe {
+        let path = model::resolve(args.model.as_deref().unwrap_or(&config.transcribe.model))?;
+        let engine = Engine::load(&path)?;
+        let options = Options {
+            threads: config.transcribe.threads,
+            beam_size: usize::from(config.transcribe.beam_size),
+            fit_context: true,
+            ..Options::default()
+        };
+        let said = engine.transcribe_capture(utterance.samples, &options)?;
+        heard = said.heard;
+        text = said.text;
+    }
+    if args.json {
+        let v = serde_json::json!({
+            "text": text,
+            "heard": heard,
+            "audio_ms": audio_ms,
+            "stopped_because": utterance.stopped_because,
+            "listen_ms": utterance.listen_ms,
+            "speech_start_ms": utterance.speech_start_ms,
+            "ended_by_source": utterance.ended_by_source,
+            "link": link,
+        });
+        print(&format!("{v}\n"))
+    } else {
+        if !heard {
+            eprintln!(
+                "yazses: nothing was said (stopped: {:?})",
+                utterance.stopped_because
+            );
+        }
+        print(&format!("{text}\n"))
+    }
+}

@@ -1,0 +1,112 @@
+//! The `yazses` command line.
+
+mod devices;
+mod listen;
+mod model;
+mod status;
+mod transcribe;
+mod vad;
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::{Parser, Subcommand};
+
+pub use listen::ListenArgs;
+pub use model::ModelCommand;
+pub use status::StatusArgs;
+pub use transcribe::{Format, TranscribeArgs};
+pub use vad::VadArgs;
+
+use crate::config;
+
+/// Voice input for people and AI agents.
+#[derive(Debug, Parser)]
+#[command(name = "yazses", version, about, propagate_version = true)]
+pub struct Cli {
+    /// The config file (default: the platform config directory's yazses/config.toml).
+    #[arg(long, global = true, value_name = "PATH", env = "YAZSES_CONFIG")]
+    pub config: Option<PathBuf>,
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the voice-activity detector and the end-of-speech policy over a WAV file:
+    /// print the speech segments and where a capture of it would have stopped, and why.
+    Vad(VadArgs),
+    /// Transcribe audio files (WAV, FLAC, MP3, Ogg/Vorbis) with whisper.
+    Transcribe(TranscribeArgs),
+    /// List, fetch, locate or import whisper models.
+    #[command(subcommand)]
+    Model(ModelCommand),
+    /// Serve MCP over stdio (for Claude Code, Codex, Claude Desktop and other MCP clients).
+    #[command(long_about = mcp_server_help())]
+    McpServer,
+    /// Show the configuration.
+    #[command(subcommand)]
+    Config(ConfigCommand),
+    /// List the audio input devices (pin one with [audio] device = "NAME") and the
+    /// yazses dongles plugged in, with what each says about itself.
+    Devices,
+    /// Listen once: capture from the configured source until the speaker stops, then
+    /// print the transcript.
+    Listen(ListenArgs),
+    /// Who holds the microphone, who waits for it, the interrupt budget and the runtime
+    /// directory shared by every yazses process of this user.
+    Status(StatusArgs),
+}
+
+/// `yazses mcp-server --help`: names both tools and when `ask_human` appears.
+pub fn mcp_server_help() -> String {
+    format!(
+        "Serve MCP over stdio (for Claude Code, Codex, Claude Desktop and other MCP clients).\n\n{}\n\nstdout carries MCP messages only; logs go to stderr (YAZSES_LOG=info for more). The model loads on the first transcription.",
+        crate::mcp::TOOLS_HELP
+    )
+}
+
+/// `yazses config ...`.
+#[derive(Debug, Subcommand)]
+pub enum ConfigCommand {
+    /// Print the effective configuration (the file's values over the defaults) as TOML.
+    Show,
+    /// Print the config file's path.
+    Path,
+}
+
+/// Runs a parsed command line. Each command folds its flags over the config file's
+/// values before they are checked, so a flag can supply what the file lacks.
+pub fn run(cli: Cli) -> anyhow::Result<()> {
+    let path = cli.config.as_deref();
+    match cli.command {
+        Command::Vad(args) => vad::run(args),
+        Command::Transcribe(args) => transcribe::run(args, &config::load(path)?),
+        Command::Model(cmd) => model::run(cmd),
+        Command::McpServer => crate::mcp::serve_stdio(config::load(path)?),
+        Command::Config(ConfigCommand::Show) => print(&config::load(path)?.to_toml()),
+        Command::Devices => devices::run(),
+        Command::Listen(args) => {
+            let config = config::load_with(path, |c| args.fold_into(c))?;
+            listen::run(args, &config)
+        }
+        Command::Status(args) => status::run(args, &config::load(path)?),
+        Command::Config(ConfigCommand::Path) => print(&format!(
+            "{}\n",
+            cli.config
+                .clone()
+                .unwrap_or_else(config::default_path)
+                .display()
+        )),
+    }
+}
+
+pub(super) fn print(text: &str) -> anyhow::Result<()> {
+    std::io::stdout()
+        .lock()
+        .write_all(text.as_bytes())
+        .context("writing to stdout")
+}

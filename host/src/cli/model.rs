@@ -1,0 +1,129 @@
+//! `yazses model`: list, fetch, locate and import whisper models.
+
+use std::path::PathBuf;
+
+use clap::Subcommand;
+
+use super::print;
+use crate::model;
+
+/// `yazses model ...`.
+#[derive(Debug, Subcommand)]
+pub enum ModelCommand {
+    /// The official models, their sizes, and which are installed.
+    List,
+    /// Download an official model, verify its SHA-256, and install it.
+    Fetch {
+        /// The model's name, such as tiny.en or base.en-q5_1.
+        name: String,
+    },
+    /// Print where a model's file is (or the models directory, without a name).
+    Path {
+        /// The model's name.
+        name: Option<String>,
+    },
+    /// Convert a faster-whisper (CTranslate2) model directory into a ggml model.
+    Import {
+        /// The directory holding model.bin, config.json and vocabulary.txt (or tokenizer.json).
+        dir: PathBuf,
+        /// The name to install it under (then `--model NAME` uses it).
+        #[arg(long)]
+        name: String,
+        /// Write here instead of the models directory.
+        #[arg(long, value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
+}
+
+pub(super) fn run(cmd: ModelCommand) -> anyhow::Result<()> {
+    let mut out = String::new();
+    match cmd {
+        ModelCommand::List => {
+            let installed = model::installed();
+            out.push_str(&format!(
+                "models directory: {}\n",
+                model::models_dir().display()
+            ));
+            out.push_str(&format!(
+                "{:<14} {:>9}  {:<12} {}\n",
+                "NAME", "SIZE", "LANGUAGES", "STATUS"
+            ));
+            for m in model::CATALOG {
+                let status = match installed.iter().find(|i| i.name == m.name) {
+                    Some(i) if i.bytes == m.bytes => "installed".to_owned(),
+                    Some(i) => format!(
+                        "installed ({} MB, not the official file)",
+                        i.bytes / 1_000_000
+                    ),
+                    None => String::new(),
+                };
+                out.push_str(&format!(
+                    "{:<14} {:>6} MB  {:<12} {}\n",
+                    m.name,
+                    m.bytes / 1_000_000,
+                    if m.multilingual {
+                        "multilingual"
+                    } else {
+                        "English"
+                    },
+                    status
+                ));
+            }
+            for i in installed.iter().filter(|i| model::known(&i.name).is_none()) {
+                out.push_str(&format!(
+                    "{:<14} {:>6} MB  {:<12} installed (imported)\n",
+                    i.name,
+                    i.bytes / 1_000_000,
+                    "?"
+                ));
+            }
+        }
+        ModelCommand::Fetch { name } => {
+            let known = model::known(&name).ok_or_else(|| {
+                let names: Vec<_> = model::CATALOG.iter().map(|m| m.name).collect();
+                anyhow::anyhow!(
+                    "{name:?} is not an official model; choose one of {}",
+                    names.join(", ")
+                )
+            })?;
+            let base = std::env::var("YAZSES_MODEL_BASE_URL")
+                .unwrap_or_else(|_| model::OFFICIAL_BASE_URL.to_owned());
+            let path = model::fetch::fetch(known, &base, &model::models_dir(), true)?;
+            out.push_str(&format!("{}\n", path.display()));
+        }
+        ModelCommand::Path { name } => {
+            let path = match name {
+                Some(n) => model::resolve(&n)?,
+                None => model::models_dir(),
+            };
+            out.push_str(&format!("{}\n", path.display()));
+        }
+        ModelCommand::Import { dir, name, output } => {
+            if !model::valid_name(&name) {
+                anyhow::bail!(
+                    "{name:?} is not a usable model name (letters, digits, '.', '-' and '_')"
+                );
+            }
+            let dest = output.unwrap_or_else(|| model::models_dir().join(model::file_name(&name)));
+            let report = model::import::import_dir(&dir, &dest)?;
+            let hp = report.hparams;
+            tracing::info!(?hp, tensors = report.tensors, "imported");
+            eprintln!(
+                "imported a {}-layer/{}-wide whisper model ({} from {}, {} tokens, {} tensors, {} MB)",
+                hp.n_audio_layer,
+                hp.n_audio_state,
+                if hp.n_vocab >= 51865 {
+                    "multilingual"
+                } else {
+                    "English-only"
+                },
+                report.source_dtype,
+                report.tokens,
+                report.tensors,
+                report.bytes / 1_000_000
+            );
+            out.push_str(&format!("{}\n", dest.display()));
+        }
+    }
+    print(&out)
+}

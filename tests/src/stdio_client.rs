@@ -1,0 +1,97 @@
+//! A minimal MCP client over a real `yazses mcp-server` process's stdio, for tests that
+//! drive several servers at once (newline-delimited JSON-RPC, the initialize handshake).
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+use serde_json::{Value, json};
+
+/// One server process and its pipes.
+pub struct StdioClient {
+    /// The server process.
+    pub child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+}
+
+impl StdioClient {
+    /// Starts `yazses --config CONFIG mcp-server` with `runtime_dir` as its
+    /// `YAZSES_RUNTIME_DIR`, and completes the handshake as client `name`.
+    pub fn start(config: &Path, runtime_dir: &Path, name: &str) -> StdioClient {
+        let mut child = Command::new(crate::yazses_bin())
+            .args([
+                "--config",
+                config.to_str().expect("a UTF-8 path"),
+                "mcp-server",
+            ])
+            .env("YAZSES_RUNTIME_DIR", runtime_dir)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("yazses starts");
+        let stdin = child.stdin.take().expect("piped");
+        let stdout = BufReader::new(child.stdout.take().expect("piped"));
+        let mut client = StdioClient {
+            child,
+            stdin,
+            stdout,
+        };
+        client.send(
+            json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": name, "version": "1"}}}),
+        );
+        let init = client.response(0);
+        assert!(init["result"]["serverInfo"].is_object(), "{init}");
+        client.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        client
+    }
+
+    /// Sends one message.
+    pub fn send(&mut self, message: Value) {
+        self.stdin
+            .write_all(format!("{message}\n").as_bytes())
+            .expect("the server reads stdin");
+        self.stdin.flush().expect("flush");
+    }
+
+    /// Sends `tools/call` for `tool` with `arguments` as request `id`, with a progress
+    /// token named after the id.
+    pub fn call(&mut self, id: u64, tool: &str, arguments: Value) {
+        self.send(
+            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+            "name": tool, "arguments": arguments, "_meta": {"progressToken": format!("p{id}")}}}),
+        );
+    }
+
+    /// Reads messages until the response to `id`; the notifications on the way are
+    /// returned too.
+    pub fn response_with_notes(&mut self, id: u64) -> (Value, Vec<Value>) {
+        let mut notes = Vec::new();
+        loop {
+            let mut line = String::new();
+            let n = self.stdout.read_line(&mut line).expect("read stdout");
+            assert!(n > 0, "the server closed stdout before answering {id}");
+            let v: Value = serde_json::from_str(&line)
+                .unwrap_or_else(|e| panic!("stdout carried a non-JSON line ({e}): {line:?}"));
+            if v["id"] == id {
+                return (v, notes);
+            }
+            notes.push(v);
+        }
+    }
+
+    /// Reads messages until the response to `id`.
+    pub fn response(&mut self, id: u64) -> Value {
+        self.response_with_notes(id).0
+    }
+}
+
+impl Drop for StdioClient {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
