@@ -12,128 +12,16 @@ use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::ProgressNotificationParam;
 use rmcp::service::RequestContext;
 use rmcp::{Json, RoleServer, ServerHandler, tool, tool_handler, tool_router};
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+
+mod stdio;
+mod types;
+
+pub use stdio::serve_stdio;
+pub use types::{AskParams, Language, SegmentOut, TranscribeOutput, TranscribeParams};
 
 use crate::ask::{AskHuman, MAX_QUESTION_CHARS};
 use crate::config::Config;
-use crate::transcribe::{self, Engine, Options, Segment, Transcriber};
-
-/// Spoken languages the `transcribe` tool accepts (whisper's most used), or `auto`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-#[allow(missing_docs)]
-pub enum Language {
-    Auto,
-    En,
-    De,
-    Fr,
-    Es,
-    It,
-    Pt,
-    Nl,
-    Pl,
-    Ru,
-    Uk,
-    Tr,
-    Ar,
-    Fa,
-    He,
-    Hi,
-    Zh,
-    Ja,
-    Ko,
-    Sv,
-    Da,
-    No,
-    Fi,
-    Cs,
-    El,
-    Ro,
-    Hu,
-    Id,
-    Vi,
-    Th,
-}
-
-impl Language {
-    fn code(self) -> String {
-        serde_json::to_value(self)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_owned))
-            .unwrap_or_else(|| "auto".into())
-    }
-}
-
-/// Arguments of `transcribe`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct TranscribeParams {
-    /// Path of an audio file on this machine (WAV, FLAC, MP3 or Ogg/Vorbis; any rate and
-    /// channel count). Relative paths are relative to the server's working directory.
-    #[schemars(length(min = 1, max = 4096))]
-    pub path: String,
-    /// The spoken language, or `auto` (the default) to detect it. English-only models
-    /// accept only `en` and `auto`.
-    #[serde(default)]
-    #[schemars(with = "Language", extend("default" = "auto"))]
-    pub language: Option<Language>,
-}
-
-/// Result of `transcribe`.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct TranscribeOutput {
-    /// The whole transcript.
-    pub text: String,
-    /// The transcript in timed pieces.
-    pub segments: Vec<SegmentOut>,
-    /// The length of the audio, in milliseconds.
-    pub audio_ms: u64,
-    /// Whether any speech was heard; `false` means the file holds none and `text` is empty.
-    pub heard: bool,
-    /// The detected or given language, with a multilingual model.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "String")]
-    pub language: Option<String>,
-}
-
-/// One timed piece of a transcript.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct SegmentOut {
-    /// Start, in milliseconds from the start of the audio.
-    pub start_ms: u64,
-    /// End, in milliseconds.
-    pub end_ms: u64,
-    /// The words.
-    pub text: String,
-}
-
-impl From<Segment> for SegmentOut {
-    fn from(s: Segment) -> Self {
-        SegmentOut {
-            start_ms: s.start_ms,
-            end_ms: s.end_ms,
-            text: s.text,
-        }
-    }
-}
-
-/// Arguments of `ask_human`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct AskParams {
-    /// The question, as it should be spoken: short, one question, answerable out loud.
-    #[schemars(length(min = 1, max = 500))]
-    pub question: String,
-    /// The longest to listen for the answer, in seconds (1 to 120, default 30). Listening
-    /// ends sooner, 1.2 s after the user stops talking, or after 8 s if nobody starts.
-    /// Above 50 the call needs a progress token (clients often stop waiting at 60 s).
-    // Declared as a plain integer: absent means the default, and a single-type schema is
-    // the portable one (the inspector's --strict check flags ["integer", "null"]).
-    #[serde(default)]
-    #[schemars(with = "u32", range(min = 1, max = 120), extend("default" = 30))]
-    pub timeout_s: Option<u32>,
-}
+use crate::transcribe::{self, Engine, Options, Transcriber};
 
 /// The model, loaded on first use and kept.
 #[derive(Default)]
@@ -395,51 +283,108 @@ impl Server {
     }
 }
 
-/// Serves MCP on stdin/stdout until the client closes stdin.
-///
-/// stdout is guarded at the file-descriptor level before anything else runs: the
-/// transport writes to a duplicate of fd 1, and fd 1 itself is pointed at stderr, so a
-/// stray print, whisper.cpp, or a child process (the speech command) cannot put a byte
-/// into the JSON-RPC stream.
-pub fn serve_stdio(config: Config) -> anyhow::Result<()> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?;
-    let result = runtime.block_on(async move {
-        let (reader, writer) = guarded_stdio()?;
-        let server = Server::new(config);
-        tracing::info!(
-            tools = ?server.tools().iter().map(|t| t.name.to_string()).collect::<Vec<_>>(),
-            "serving MCP on stdio"
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use serde_json::{Value, json};
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+    use super::*;
+    use crate::coord::{Coordinator, Purpose, Request, RuntimeDir};
+    use crate::source::FileSource;
+
+    /// A server over an in-process duplex pipe, its `ask_human` listening to a silent
+    /// recording and coordinated through a scratch runtime dir.
+    fn server(dir: &std::path::Path) -> Server {
+        let mut config = Config::default();
+        config.mcp.ask_human = true;
+        config.speak.command = vec!["true".into()];
+        let ask = AskHuman::with_parts(
+            config.clone(),
+            Ok(Coordinator::new(RuntimeDir::at(dir).unwrap())),
+            Box::new(|_| Ok(Box::new(FileSource::from_samples(vec![0; 1600], false)))),
         );
-        let service = rmcp::ServiceExt::serve(server, (reader, writer))
+        Server::with_ask(config, ask)
+    }
+
+    async fn call_ask_human(server: Server) -> Value {
+        let (client, server_end) = tokio::io::duplex(1 << 16);
+        let (r, w) = tokio::io::split(server_end);
+        tokio::spawn(async move {
+            if let Ok(service) = rmcp::ServiceExt::serve(server, (r, w)).await {
+                let _ = service.waiting().await;
+            }
+        });
+        let (cr, mut cw) = tokio::io::split(client);
+        let mut lines = BufReader::new(cr).lines();
+        let mut send = async |v: Value| {
+            cw.write_all(format!("{v}\n").as_bytes()).await.unwrap();
+        };
+        send(
+            json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "duplex-test", "version": "1"}}}),
+        )
+        .await;
+        send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
+        send(
+            json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "ask_human", "arguments": {"question": "Ready?"}}}),
+        )
+        .await;
+        let read = async {
+            loop {
+                let line = lines.next_line().await.unwrap().unwrap();
+                let v: Value = serde_json::from_str(&line).unwrap();
+                if v["id"] == 2 {
+                    return v;
+                }
+            }
+        };
+        tokio::time::timeout(Duration::from_secs(30), read)
             .await
-            .map_err(|e| anyhow::anyhow!("the MCP session did not start: {e}"))?;
-        let reason = service.waiting().await?;
-        tracing::info!(?reason, "MCP session ended");
-        anyhow::Ok(())
-    });
-    // A blocking stdin read cannot be cancelled; do not wait for it at exit.
-    runtime.shutdown_timeout(std::time::Duration::from_millis(200));
-    result
-}
+            .expect("an answer within 30 s")
+    }
 
-type Writer = Box<dyn tokio::io::AsyncWrite + Send + Unpin>;
+    fn scratch(name: &str) -> std::path::PathBuf {
+        let p = std::env::temp_dir().join(format!("yazses-mcp-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&p);
+        p
+    }
 
-fn guarded_stdio() -> anyhow::Result<(rmcp::transport::StdioReader, Writer)> {
-    use std::os::fd::AsFd;
-    // The reader first: on Linux it reopens stdin's pipe for non-blocking reads.
-    let (reader, unused_writer) = rmcp::transport::stdio_pipes();
-    drop(unused_writer);
-    let out = rustix::io::dup(std::io::stdout().as_fd())?;
-    rustix::stdio::dup2_stdout(std::io::stderr().as_fd())?;
-    let is_fifo = rustix::fs::fstat(&out)
-        .map(|st| rustix::fs::FileType::from_raw_mode(st.st_mode) == rustix::fs::FileType::Fifo)
-        .unwrap_or(false);
-    let writer: Writer = if is_fifo {
-        Box::new(tokio::net::unix::pipe::Sender::from_owned_fd(out)?)
-    } else {
-        Box::new(tokio::fs::File::from_std(std::fs::File::from(out)))
-    };
-    Ok((reader, writer))
+    #[tokio::test(flavor = "multi_thread")]
+    async fn ask_human_reports_how_long_it_queued_and_listened() {
+        let r = call_ask_human(server(&scratch("heard"))).await;
+        let sc = &r["result"]["structuredContent"];
+        assert_eq!(sc["heard"], false, "{r}");
+        assert_eq!(sc["stopped_because"], "no_speech", "{r}");
+        assert!(sc["queued_ms"].as_u64().unwrap() < 1000, "{r}");
+        assert_eq!(sc["listen_ms"], 8000, "{r}");
+    }
+
+    #[tokio::test(flavor = "multi_thread")]
+    async fn ask_human_is_refused_as_an_error_result_while_the_user_dictates() {
+        let dir = scratch("dictating");
+        let server = server(&dir);
+        let no = AtomicBool::new(false);
+        let _hold = Coordinator::new(RuntimeDir::at(&dir).unwrap())
+            .acquire(
+                &Request {
+                    purpose: Purpose::Dictate,
+                    caller: "yazses dictate",
+                    queue_timeout: Duration::from_secs(1),
+                    cancel: &no,
+                },
+                |_| {},
+            )
+            .unwrap();
+        let r = call_ask_human(server).await;
+        assert_eq!(r["result"]["isError"], true, "{r}");
+        let text = r["result"]["content"][0]["text"].as_str().unwrap();
+        assert!(
+            text.contains("The user is dictating right now (yazses dictate, dictate"),
+            "{text}"
+        );
+    }
 }

@@ -1,0 +1,54 @@
+//! The stdio transport, with stdout guarded at the file-descriptor level.
+
+use crate::config::Config;
+
+use super::Server;
+
+/// Serves MCP on stdin/stdout until the client closes stdin.
+///
+/// stdout is guarded at the file-descriptor level before anything else runs: the
+/// transport writes to a duplicate of fd 1, and fd 1 itself is pointed at stderr, so a
+/// stray print, whisper.cpp, or a child process (the speech command) cannot put a byte
+/// into the JSON-RPC stream.
+pub fn serve_stdio(config: Config) -> anyhow::Result<()> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let result = runtime.block_on(async move {
+        let (reader, writer) = guarded_stdio()?;
+        let server = Server::new(config);
+        tracing::info!(
+            tools = ?server.tools().iter().map(|t| t.name.to_string()).collect::<Vec<_>>(),
+            "serving MCP on stdio"
+        );
+        let service = rmcp::ServiceExt::serve(server, (reader, writer))
+            .await
+            .map_err(|e| anyhow::anyhow!("the MCP session did not start: {e}"))?;
+        let reason = service.waiting().await?;
+        tracing::info!(?reason, "MCP session ended");
+        anyhow::Ok(())
+    });
+    // A blocking stdin read cannot be cancelled; do not wait for it at exit.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(200));
+    result
+}
+
+type Writer = Box<dyn tokio::io::AsyncWrite + Send + Unpin>;
+
+fn guarded_stdio() -> anyhow::Result<(rmcp::transport::StdioReader, Writer)> {
+    use std::os::fd::AsFd;
+    // The reader first: on Linux it reopens stdin's pipe for non-blocking reads.
+    let (reader, unused_writer) = rmcp::transport::stdio_pipes();
+    drop(unused_writer);
+    let out = rustix::io::dup(std::io::stdout().as_fd())?;
+    rustix::stdio::dup2_stdout(std::io::stderr().as_fd())?;
+    let is_fifo = rustix::fs::fstat(&out)
+        .map(|st| rustix::fs::FileType::from_raw_mode(st.st_mode) == rustix::fs::FileType::Fifo)
+        .unwrap_or(false);
+    let writer: Writer = if is_fifo {
+        Box::new(tokio::net::unix::pipe::Sender::from_owned_fd(out)?)
+    } else {
+        Box::new(tokio::fs::File::from_std(std::fs::File::from(out)))
+    };
+    Ok((reader, writer))
+}

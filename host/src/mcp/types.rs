@@ -1,0 +1,122 @@
+//! The tools' parameter and result types; their JSON Schemas are what `tools/list` shows.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::transcribe::Segment;
+
+/// Spoken languages the `transcribe` tool accepts (whisper's most used), or `auto`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+#[allow(missing_docs)]
+pub enum Language {
+    Auto,
+    En,
+    De,
+    Fr,
+    Es,
+    It,
+    Pt,
+    Nl,
+    Pl,
+    Ru,
+    Uk,
+    Tr,
+    Ar,
+    Fa,
+    He,
+    Hi,
+    Zh,
+    Ja,
+    Ko,
+    Sv,
+    Da,
+    No,
+    Fi,
+    Cs,
+    El,
+    Ro,
+    Hu,
+    Id,
+    Vi,
+    Th,
+}
+
+impl Language {
+    pub(super) fn code(self) -> String {
+        serde_json::to_value(self)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_owned))
+            .unwrap_or_else(|| "auto".into())
+    }
+}
+
+/// Arguments of `transcribe`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TranscribeParams {
+    /// Path of an audio file on this machine (WAV, FLAC, MP3 or Ogg/Vorbis; any rate and
+    /// channel count). Relative paths are relative to the server's working directory.
+    #[schemars(length(min = 1, max = 4096))]
+    pub path: String,
+    /// The spoken language, or `auto` (the default) to detect it. English-only models
+    /// accept only `en` and `auto`.
+    #[serde(default)]
+    #[schemars(with = "Language", extend("default" = "auto"))]
+    pub language: Option<Language>,
+}
+
+/// Result of `transcribe`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct TranscribeOutput {
+    /// The whole transcript.
+    pub text: String,
+    /// The transcript in timed pieces.
+    pub segments: Vec<SegmentOut>,
+    /// The length of the audio, in milliseconds.
+    pub audio_ms: u64,
+    /// Whether any speech was heard; `false` means the file holds none and `text` is empty.
+    pub heard: bool,
+    /// The detected or given language, with a multilingual model.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
+    pub language: Option<String>,
+}
+
+/// One timed piece of a transcript.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SegmentOut {
+    /// Start, in milliseconds from the start of the audio.
+    pub start_ms: u64,
+    /// End, in milliseconds.
+    pub end_ms: u64,
+    /// The words.
+    pub text: String,
+}
+
+impl From<Segment> for SegmentOut {
+    fn from(s: Segment) -> Self {
+        SegmentOut {
+            start_ms: s.start_ms,
+            end_ms: s.end_ms,
+            text: s.text,
+        }
+    }
+}
+
+/// Arguments of `ask_human`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AskParams {
+    /// The question, as it should be spoken: short, one question, answerable out loud.
+    #[schemars(length(min = 1, max = 500))]
+    pub question: String,
+    /// The longest to listen for the answer, in seconds (1 to 120, default 30). Listening
+    /// ends sooner, 1.2 s after the user stops talking, or after 8 s if nobody starts.
+    /// Above 50 the call needs a progress token (clients often stop waiting at 60 s).
+    // Declared as a plain integer: absent means the default, and a single-type schema is
+    // the portable one (the inspector's --strict check flags ["integer", "null"]).
+    #[serde(default)]
+    #[schemars(with = "u32", range(min = 1, max = 120), extend("default" = 30))]
+    pub timeout_s: Option<u32>,
+}
