@@ -392,19 +392,7 @@ mod tests {
     fn during_a_dictation_it_refuses_at_once_and_charges_nothing() {
         let dir = runtime_dir("hold");
         let s = service(1, &dir, voice(800));
-        let coord = Coordinator::new(RuntimeDir::at(&dir).unwrap());
-        let no = AtomicBool::new(false);
-        let hold = coord
-            .acquire(
-                &crate::coord::Request {
-                    purpose: Purpose::Dictate,
-                    caller: "yazses dictate",
-                    queue_timeout: Duration::from_secs(1),
-                    cancel: &no,
-                },
-                |_| {},
-            )
-            .unwrap();
+        let hold = crate::coord::take_now(&dir, Purpose::Dictate, "yazses dictate");
         let err = ask(&s, never_loaded).unwrap_err();
         assert!(matches!(err, AskError::Held(_)), "{err}");
         assert!(
@@ -420,19 +408,8 @@ mod tests {
     fn a_busy_microphone_queues_then_times_out_naming_the_holder() {
         let dir = runtime_dir("busy");
         let s = service(3, &dir, voice(800));
-        let coord = Coordinator::new(RuntimeDir::at(&dir).unwrap());
+        let _held = crate::coord::take_now(&dir, Purpose::AskHuman, "other-agent");
         let no = AtomicBool::new(false);
-        let _held = coord
-            .acquire(
-                &crate::coord::Request {
-                    purpose: Purpose::AskHuman,
-                    caller: "other-agent",
-                    queue_timeout: Duration::from_secs(1),
-                    cancel: &no,
-                },
-                |_| {},
-            )
-            .unwrap();
         let mut told = Vec::new();
         let err = s
             .ask("agent", "Ready?", 10, never_loaded, &no, |w| {

@@ -101,7 +101,10 @@ pub fn write_wav(path: &Path, samples: &[i16]) {
 /// A fresh runtime dir (`YAZSES_RUNTIME_DIR`) for one test's yazses processes, so tests
 /// running at once neither share a microphone lease nor spend one interrupt budget.
 pub fn runtime_dir(name: &str) -> PathBuf {
-    let dir = scratch().join(format!("runtime-{name}-{}", std::process::id()));
+    // Unique within the process too: tests of one binary run on several threads.
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let dir = scratch().join(format!("runtime-{name}-{}-{n}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("create the runtime dir");
     std::fs::set_permissions(&dir, std::os::unix::fs::PermissionsExt::from_mode(0o700))

@@ -194,5 +194,21 @@ impl Coordinator {
     }
 }
 
+/// Takes the lease in `dir` at once for `purpose` (tests of the layers above stand in
+/// for another process with it).
+#[cfg(test)]
+pub(crate) fn take_now(dir: &Path, purpose: Purpose, caller: &str) -> Lease {
+    let no = std::sync::atomic::AtomicBool::new(false);
+    let request = Request {
+        purpose,
+        caller,
+        queue_timeout: Duration::from_secs(1),
+        cancel: &no,
+    };
+    Coordinator::new(RuntimeDir::at(dir).expect("a usable runtime dir"))
+        .acquire(&request, |_| {})
+        .expect("the microphone is free")
+}
+
 #[cfg(test)]
 mod tests;

@@ -291,7 +291,7 @@ mod tests {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
     use super::*;
-    use crate::coord::{Coordinator, Purpose, Request, RuntimeDir};
+    use crate::coord::{Coordinator, Purpose, RuntimeDir};
     use crate::source::FileSource;
 
     /// A server over an in-process duplex pipe, its `ask_human` listening to a silent
@@ -367,18 +367,7 @@ mod tests {
     async fn ask_human_is_refused_as_an_error_result_while_the_user_dictates() {
         let dir = scratch("dictating");
         let server = server(&dir);
-        let no = AtomicBool::new(false);
-        let _hold = Coordinator::new(RuntimeDir::at(&dir).unwrap())
-            .acquire(
-                &Request {
-                    purpose: Purpose::Dictate,
-                    caller: "yazses dictate",
-                    queue_timeout: Duration::from_secs(1),
-                    cancel: &no,
-                },
-                |_| {},
-            )
-            .unwrap();
+        let _hold = crate::coord::take_now(&dir, Purpose::Dictate, "yazses dictate");
         let r = call_ask_human(server).await;
         assert_eq!(r["result"]["isError"], true, "{r}");
         let text = r["result"]["content"][0]["text"].as_str().unwrap();
