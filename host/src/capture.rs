@@ -91,6 +91,9 @@ pub struct Capture {
     frames: u64,
     /// Whether the source decides the end (then only timeout and cap stop from here).
     source_decides: bool,
+    /// Keep every frame from the start, not only from the pre-roll before speech (push
+    /// to talk: the user said when to listen).
+    keep_all: bool,
 }
 
 /// Why and when a capture stopped, and who decided.
@@ -107,6 +110,18 @@ pub struct Stop {
 impl Capture {
     /// A capture at time zero; `source_decides` when the source ends speech itself.
     pub fn new(vad: VadConfig, endpoint: EndpointConfig, source_decides: bool) -> Capture {
+        Capture::with_keep_all(vad, endpoint, source_decides, false)
+    }
+
+    /// Like [`Capture::new`]; with `keep_all`, every frame is kept from the first, as push
+    /// to talk wants (the press said when speech begins; the first word is not lost to the
+    /// detector's start-up).
+    pub fn with_keep_all(
+        vad: VadConfig,
+        endpoint: EndpointConfig,
+        source_decides: bool,
+        keep_all: bool,
+    ) -> Capture {
         let pre_frames = (PRE_ROLL_MS / 10) as usize;
         // Enough frames to cover min_speech plus the pre-roll: speech counts as started
         // only after min_speech, and its start is reported then.
@@ -119,6 +134,7 @@ impl Capture {
             started: false,
             frames: 0,
             source_decides,
+            keep_all,
         }
     }
 
@@ -126,7 +142,7 @@ impl Capture {
     pub fn push(&mut self, frame: &Frame) -> Option<Stop> {
         self.frames += 1;
         let report = self.autostop.push_frame(frame);
-        if self.started {
+        if self.started || self.keep_all {
             self.kept.extend_from_slice(frame);
         } else {
             self.recent.push_back(*frame);
@@ -156,6 +172,15 @@ impl Capture {
                 at_ms: stop.at.total_millis(),
                 by_source: false,
             })
+    }
+
+    /// The user's own end (a push-to-talk release), after the frames pushed so far.
+    pub fn released(&self) -> Stop {
+        Stop {
+            reason: StopReason::EndOfSpeech,
+            at_ms: self.frames * 10,
+            by_source: false,
+        }
     }
 
     /// The source's own end, after the frames pushed so far.
@@ -191,10 +216,24 @@ pub fn listen(
     endpoint: EndpointConfig,
     cancel: &AtomicBool,
 ) -> Result<Utterance, CaptureError> {
-    let mut capture = Capture::new(vad, endpoint, source.decides_end());
+    let capture = Capture::new(vad, endpoint, source.decides_end());
+    listen_with(source, capture, cancel, None)
+}
+
+/// Runs `source` through `capture` until it stops, is cancelled, or `release` is set (the
+/// user let go of push-to-talk: what was heard so far is the utterance).
+pub fn listen_with(
+    source: &mut dyn FrameSource,
+    mut capture: Capture,
+    cancel: &AtomicBool,
+    release: Option<&AtomicBool>,
+) -> Result<Utterance, CaptureError> {
     let stop = loop {
         if cancel.load(Ordering::Relaxed) {
             return Err(CaptureError::Cancelled);
+        }
+        if release.is_some_and(|r| r.load(Ordering::Relaxed)) {
+            break capture.released();
         }
         let next = source.next_frame()?;
         // A source that decides the end says so once its audio is all delivered.

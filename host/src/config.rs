@@ -20,6 +20,8 @@ pub struct Config {
     pub transcribe: TranscribeConfig,
     /// `[speak]`: how questions are said out loud.
     pub speak: Speak,
+    /// `[dictate]`: push-to-talk dictation.
+    pub dictate: DictateConfig,
 }
 
 /// `[mcp]`.
@@ -121,6 +123,80 @@ impl Default for TranscribeConfig {
             max_duration_s: limits.max_secs,
             max_file_mib: limits.max_bytes >> 20,
         }
+    }
+}
+
+/// What starts a dictation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Trigger {
+    /// The dongle's button: hold to talk, or tap and let its end of speech end it.
+    Dongle,
+    /// A global key (`[dictate] hotkey`).
+    Hotkey,
+    /// Only the control socket (`yazses dictate toggle|start|stop`).
+    Command,
+}
+
+/// Where dictated text goes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum OutputKind {
+    /// Typed into the focused window (X11 XTEST; Wayland wtype or ydotool).
+    #[default]
+    Type,
+    /// Put on the clipboard and pasted, the clipboard restored after.
+    Paste,
+    /// One line per utterance on stdout.
+    Stdout,
+}
+
+/// `[dictate]`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DictateConfig {
+    /// What starts a dictation: one trigger or a list.
+    #[serde(deserialize_with = "one_or_many")]
+    pub trigger: Vec<Trigger>,
+    /// Where the text goes.
+    pub output: OutputKind,
+    /// A press of the dongle's button shorter than this is a tap, in milliseconds.
+    pub tap_ms: u64,
+    /// The global key, such as "ctrl+alt+space".
+    pub hotkey: String,
+    /// Trailing silence that ends a dictation no release ends (a tap, a toggle), in seconds.
+    pub end_silence_s: f64,
+    /// The longest dictation, in seconds.
+    pub max_s: u32,
+}
+
+impl Default for DictateConfig {
+    fn default() -> Self {
+        DictateConfig {
+            trigger: vec![Trigger::Command],
+            output: OutputKind::Type,
+            tap_ms: 300,
+            hotkey: "ctrl+alt+space".into(),
+            end_silence_s: 2.0,
+            max_s: 120,
+        }
+    }
+}
+
+fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<Trigger>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum OneOrMany {
+        One(Trigger),
+        Many(Vec<Trigger>),
+    }
+    match OneOrMany::deserialize(d).map_err(|_| {
+        serde::de::Error::custom(
+            "dictate.trigger must be \"dongle\", \"hotkey\", \"command\" or a list of them",
+        )
+    })? {
+        OneOrMany::One(t) => Ok(vec![t]),
+        OneOrMany::Many(ts) => Ok(ts),
     }
 }
 
@@ -304,6 +380,31 @@ impl Config {
         }
         if t.max_file_mib == 0 {
             return bad("transcribe.max_file_mib", "0".into(), "at least 1 MiB");
+        }
+        let d = &self.dictate;
+        if d.trigger.is_empty() {
+            return bad(
+                "dictate.trigger",
+                "[]".into(),
+                "at least one of dongle, hotkey, command",
+            );
+        }
+        if !(50..=2000).contains(&d.tap_ms) {
+            return bad(
+                "dictate.tap_ms",
+                d.tap_ms.to_string(),
+                "50 to 2000 milliseconds",
+            );
+        }
+        if !(0.3..=10.0).contains(&d.end_silence_s) {
+            return bad(
+                "dictate.end_silence_s",
+                d.end_silence_s.to_string(),
+                "0.3 to 10 seconds",
+            );
+        }
+        if !(1..=120).contains(&d.max_s) {
+            return bad("dictate.max_s", d.max_s.to_string(), "1 to 120 seconds");
         }
         if self.audio.source == SourceKind::File && self.audio.file.as_os_str().is_empty() {
             return bad(

@@ -32,6 +32,7 @@ pub mod capture;
 pub mod cli;
 pub mod config;
 pub mod coord;
+pub mod dictate;
 pub mod mcp;
 pub mod model;
 pub mod plot;

@@ -16,7 +16,7 @@ use std::time::Duration;
 use yazses_core::endpoint::EndpointConfig;
 use yazses_core::vad::VadConfig;
 
-use crate::capture::{self, CaptureError, Utterance};
+use crate::capture::{self, Capture, CaptureError, Utterance};
 use crate::coord::{CoordError, Coordinator, Lease, Purpose, Request, Waiting};
 use crate::source::{FrameSource, SourceError};
 
@@ -75,8 +75,28 @@ impl Session {
         endpoint: EndpointConfig,
         cancel: &AtomicBool,
     ) -> Result<Utterance, CaptureError> {
+        self.capture_with(
+            open,
+            endpoint,
+            |decides| Capture::new(vad, endpoint, decides),
+            cancel,
+            None,
+        )
+    }
+
+    /// Like [`Session::capture`], with the capture machine made by `make` (told whether
+    /// the source decides the end itself), and `release` to end it when the user lets go.
+    pub fn capture_with(
+        self,
+        open: OpenSource<'_>,
+        endpoint: EndpointConfig,
+        make: impl FnOnce(bool) -> Capture,
+        cancel: &AtomicBool,
+        release: Option<&AtomicBool>,
+    ) -> Result<Utterance, CaptureError> {
         let mut source = open(endpoint)?;
-        let utterance = capture::listen(source.as_mut(), vad, endpoint, cancel);
+        let capture = make(source.decides_end());
+        let utterance = capture::listen_with(source.as_mut(), capture, cancel, release);
         // The source first (the microphone, the dongle's port), then the lease.
         drop(source);
         drop(self.lease);

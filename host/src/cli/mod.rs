@@ -1,6 +1,7 @@
 //! The `yazses` command line.
 
 mod devices;
+mod dictate;
 mod listen;
 mod model;
 mod status;
@@ -13,6 +14,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::{Parser, Subcommand};
 
+pub use dictate::{DictateAction, DictateArgs};
 pub use listen::ListenArgs;
 pub use model::ModelCommand;
 pub use status::StatusArgs;
@@ -59,6 +61,9 @@ pub enum Command {
     /// Who holds the microphone, who waits for it, the interrupt budget and the runtime
     /// directory shared by every yazses process of this user.
     Status(StatusArgs),
+    /// Push-to-talk dictation: wait for a trigger, hear the user, type what they said
+    /// into the focused window. `yazses dictate toggle|start|stop` drives the running one.
+    Dictate(DictateArgs),
 }
 
 /// `yazses mcp-server --help`: names both tools and when `ask_human` appears.
@@ -94,6 +99,10 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             listen::run(args, &config)
         }
         Command::Status(args) => status::run(args, &config::load(path)?),
+        Command::Dictate(args) => {
+            let config = config::load_with(path, |c| args.fold_into(c))?;
+            dictate::run(args, &config)
+        }
         Command::Config(ConfigCommand::Path) => print(&format!(
             "{}\n",
             cli.config

@@ -1,0 +1,110 @@
+//! `yazses dictate`: the dictation process, and the commands that drive it.
+
+use std::sync::{Arc, Mutex};
+
+use clap::{Args, Subcommand};
+use yazses_core::endpoint::EndpointConfig;
+use yazses_core::time::Duration;
+
+use super::print;
+use crate::config::{self, OutputKind, Trigger};
+use crate::coord::Coordinator;
+use crate::dictate::control::{self, Command};
+use crate::dictate::output::{self, Deliver};
+use crate::dictate::{Dictation, single_instance};
+use crate::model;
+use crate::transcribe::{Engine, Options};
+
+/// `yazses dictate`.
+#[derive(Debug, Args)]
+pub struct DictateArgs {
+    /// Drive the running dictation process instead of starting one.
+    #[command(subcommand)]
+    pub action: Option<DictateAction>,
+    /// Where the text goes [default: dictate.output, type].
+    #[arg(long, value_enum)]
+    pub output: Option<OutputKind>,
+    /// A model name or the path of a ggml file [default: transcribe.model].
+    #[arg(long, env = "YAZSES_MODEL")]
+    pub model: Option<String>,
+}
+
+impl DictateArgs {
+    /// The flags, over the config file's `[dictate]` and `[transcribe]`.
+    pub fn fold_into(&self, config: &mut config::Config) {
+        if let Some(output) = self.output {
+            config.dictate.output = output;
+        }
+        if let Some(model) = &self.model {
+            config.transcribe.model = model.clone();
+        }
+    }
+}
+
+/// What to tell the running dictation process.
+#[derive(Debug, Subcommand)]
+pub enum DictateAction {
+    /// Start a dictation when idle, end it (and type what was said) when one runs.
+    Toggle,
+    /// Start a dictation.
+    Start,
+    /// End the dictation and type what was said.
+    Stop,
+    /// Say whether a dictation runs.
+    Status,
+}
+
+pub(super) fn run(args: DictateArgs, config: &config::Config) -> anyhow::Result<()> {
+    let coord = Coordinator::from_env()?;
+    if let Some(action) = args.action {
+        let command = match action {
+            DictateAction::Toggle => Command::Toggle,
+            DictateAction::Start => Command::Start,
+            DictateAction::Stop => Command::Stop,
+            DictateAction::Status => Command::Status,
+        };
+        let answer = control::send(coord.dir(), command)?;
+        return print(&format!("{answer}\n"));
+    }
+    let d = &config.dictate;
+    for trigger in &d.trigger {
+        match trigger {
+            Trigger::Command => {}
+            Trigger::Dongle | Trigger::Hotkey => anyhow::bail!(
+                "dictate.trigger {trigger:?} is not available in this version yet; use trigger = \"command\" and bind `yazses dictate toggle` to a key in your desktop's shortcut settings"
+            ),
+        }
+    }
+    let deliver: Box<dyn Deliver> = match d.output {
+        OutputKind::Stdout => Box::new(output::Stdout),
+        OutputKind::Type => output::typer()?,
+        OutputKind::Paste => anyhow::bail!(
+            "dictate.output = \"paste\" is not available in this version yet; use \"type\" or \"stdout\""
+        ),
+    };
+    let dir = coord.dir().clone();
+    let _instance = single_instance(&dir)?;
+    // Loaded before the first press, so the first dictation is as quick as the rest.
+    let engine = Engine::load(&model::resolve(&config.transcribe.model)?)?;
+    let audio = config.audio.clone();
+    let ms = |s: f64| Duration::from_millis((s * 1000.0).round() as u64);
+    Dictation {
+        coord: Arc::new(coord),
+        open: Arc::new(move |endpoint| crate::source::open(&audio, endpoint)),
+        transcriber: Arc::new(engine),
+        deliver: Arc::new(Mutex::new(deliver)),
+        endpoint: EndpointConfig {
+            end_silence: ms(d.end_silence_s),
+            timeout: Some(Duration::from_secs(u64::from(d.max_s))),
+            ..EndpointConfig::default()
+        },
+        options: Options {
+            threads: config.transcribe.threads,
+            beam_size: 1,
+            fit_context: true,
+            ..Options::default()
+        },
+        dir: &dir,
+    }
+    .serve()
+}

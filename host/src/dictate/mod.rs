@@ -1,0 +1,297 @@
+//! `yazses dictate`: push-to-talk dictation. A long-running process waits for a trigger,
+//! hears the user through the one session path with purpose `dictate` (so `ask_human` is
+//! refused meanwhile, in every process), transcribes, and delivers the text: typed into
+//! the focused window, or printed.
+//!
+//! - [`control`]: the Unix socket that `yazses dictate toggle|start|stop` talks to.
+//! - [`output`]: the typers (X11 XTEST, Wayland `wtype`/`ydotool`) and stdout.
+//!
+//! One dictation process per user: `dictate.lock` in the runtime dir is held for the
+//! process's life (the kernel drops it on exit), with its pid in `dictate.pid`.
+
+pub mod control;
+pub mod output;
+
+use std::io::Write;
+use std::os::unix::net::UnixStream;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::Receiver;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use yazses_core::endpoint::EndpointConfig;
+use yazses_core::vad::Vad;
+
+use crate::capture::Capture;
+use crate::coord::{Coordinator, Purpose, RuntimeDir};
+use crate::session::{OpenSource, Session, Want};
+use crate::source::{FrameSource, SourceError};
+use crate::transcribe::{Options, Transcriber};
+use control::Command;
+use output::Deliver;
+
+/// How one dictation went.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Text was delivered (its length in characters; the text itself is not kept).
+    Delivered(usize),
+    /// Nothing was heard: silence, noise, or an empty transcript. Nothing was typed.
+    NothingHeard,
+}
+
+impl std::fmt::Display for Outcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Outcome::Delivered(n) => write!(f, "delivered {n} characters"),
+            Outcome::NothingHeard => f.write_str("nothing heard; nothing typed"),
+        }
+    }
+}
+
+/// Opens the capture source.
+pub type Opener =
+    dyn Fn(EndpointConfig) -> Result<Box<dyn FrameSource + Send>, SourceError> + Send + Sync;
+
+/// What a capture thread tells the control loop.
+enum Event {
+    /// The microphone is held and listening.
+    Listening,
+    /// The dictation is over.
+    Done(Result<Outcome, String>),
+}
+
+/// The parts of a dictation process.
+pub struct Dictation<'a> {
+    /// The coordinator (the lease, with purpose `dictate`).
+    pub coord: Arc<Coordinator>,
+    /// Opens the configured source.
+    pub open: Arc<Opener>,
+    /// Turns speech into text.
+    pub transcriber: Arc<dyn Transcriber>,
+    /// Where the text goes.
+    pub deliver: Arc<Mutex<Box<dyn Deliver>>>,
+    /// The policy for a capture that no release ends (a tap, a toggle).
+    pub endpoint: EndpointConfig,
+    /// Decoding options.
+    pub options: Options,
+    /// The runtime dir, for the control socket.
+    pub dir: &'a RuntimeDir,
+}
+
+/// A capture in progress.
+struct Active {
+    release: Arc<AtomicBool>,
+    events: Receiver<Event>,
+}
+
+/// Holds the single-instance lock; refuses, naming the running one's pid, when taken.
+pub fn single_instance(dir: &RuntimeDir) -> anyhow::Result<std::fs::File> {
+    let lock_path = dir.join("dictate.lock");
+    let pid_path = dir.join("dictate.pid");
+    let lock = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&lock_path)
+        .map_err(|e| anyhow::anyhow!("{} could not be used: {e}", lock_path.display()))?;
+    match lock.try_lock() {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => {
+            let pid = std::fs::read_to_string(&pid_path).unwrap_or_default();
+            anyhow::bail!(
+                "yazses dictate is already running for this user (pid {}); drive it with `yazses dictate toggle`",
+                pid.trim()
+            );
+        }
+        Err(std::fs::TryLockError::Error(e)) => {
+            anyhow::bail!("{} could not be locked: {e}", lock_path.display())
+        }
+    }
+    std::fs::write(&pid_path, std::process::id().to_string())
+        .map_err(|e| anyhow::anyhow!("{} could not be written: {e}", pid_path.display()))?;
+    Ok(lock)
+}
+
+impl Dictation<'_> {
+    /// Serves the control socket until the process is stopped.
+    pub fn serve(self) -> anyhow::Result<()> {
+        let listener = control::bind(self.dir)?;
+        let _socket = control::SocketFile(control::socket_path(self.dir));
+        tracing::info!(socket = %control::socket_path(self.dir).display(), "dictation ready");
+        eprintln!(
+            "yazses: dictation ready; bind a key to `yazses dictate toggle` (Ctrl-C to quit)"
+        );
+        let mut active: Option<Active> = None;
+        for stream in listener.incoming() {
+            let stream = match stream {
+                Ok(s) => s,
+                Err(e) => {
+                    tracing::warn!(error = %e, "a control connection failed");
+                    continue;
+                }
+            };
+            let answer = match control::read_command(&stream) {
+                Ok(command) => self.handle(command, &mut active),
+                Err(why) => format!("error: {why}"),
+            };
+            reply(stream, &answer);
+        }
+        Ok(())
+    }
+
+    /// Acts on one command; the answer line.
+    fn handle(&self, command: Command, active: &mut Option<Active>) -> String {
+        // A capture that ended on its own (end of speech, timeout) is finished first.
+        if let Some(a) = active.as_ref()
+            && let Ok(Event::Done(result)) = a.events.try_recv()
+        {
+            log_outcome(&result);
+            *active = None;
+        }
+        match (command, active.is_some()) {
+            (Command::Status, true) => "listening".into(),
+            (Command::Status, false) => "idle".into(),
+            (Command::Start | Command::Toggle, false) => self.start(active),
+            (Command::Start, true) => "listening (already)".into(),
+            (Command::Stop | Command::Toggle, true) => {
+                let a = active.take().expect("active");
+                a.release.store(true, Ordering::SeqCst);
+                match finish(&a.events) {
+                    Ok(outcome) => outcome.to_string(),
+                    Err(why) => format!("error: {why}"),
+                }
+            }
+            (Command::Stop, false) => "idle (nothing to stop)".into(),
+        }
+    }
+
+    fn start(&self, active: &mut Option<Active>) -> String {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let release = Arc::new(AtomicBool::new(false));
+        let job = Job {
+            coord: self.coord.clone(),
+            open: self.open.clone(),
+            transcriber: self.transcriber.clone(),
+            deliver: self.deliver.clone(),
+            endpoint: self.endpoint,
+            options: self.options.clone(),
+            release: release.clone(),
+        };
+        std::thread::spawn(move || {
+            let listening = tx.clone();
+            let result = job.run(move || {
+                let _ = listening.send(Event::Listening);
+            });
+            let _ = tx.send(Event::Done(result));
+        });
+        match rx.recv() {
+            Ok(Event::Listening) => {
+                *active = Some(Active {
+                    release,
+                    events: rx,
+                });
+                "listening".into()
+            }
+            Ok(Event::Done(result)) => {
+                log_outcome(&result);
+                match result {
+                    Ok(outcome) => outcome.to_string(),
+                    Err(why) => format!("error: {why}"),
+                }
+            }
+            Err(_) => "error: the capture stopped unexpectedly".into(),
+        }
+    }
+}
+
+/// Waits for a released capture to be transcribed and delivered.
+fn finish(events: &Receiver<Event>) -> Result<Outcome, String> {
+    loop {
+        match events.recv() {
+            Ok(Event::Done(result)) => {
+                log_outcome(&result);
+                return result;
+            }
+            Ok(Event::Listening) => {}
+            Err(_) => return Err("the capture stopped unexpectedly".into()),
+        }
+    }
+}
+
+fn log_outcome(result: &Result<Outcome, String>) {
+    match result {
+        Ok(outcome) => tracing::info!("dictation: {outcome}"),
+        Err(why) => tracing::warn!("dictation failed: {why}"),
+    }
+}
+
+fn reply(mut stream: UnixStream, answer: &str) {
+    if let Err(e) = stream.write_all(format!("{answer}\n").as_bytes()) {
+        tracing::debug!(error = %e, "the control client left before the answer");
+    }
+}
+
+/// One dictation: the lease, the capture, the transcript, the delivery.
+struct Job {
+    coord: Arc<Coordinator>,
+    open: Arc<Opener>,
+    transcriber: Arc<dyn Transcriber>,
+    deliver: Arc<Mutex<Box<dyn Deliver>>>,
+    endpoint: EndpointConfig,
+    options: Options,
+    release: Arc<AtomicBool>,
+}
+
+impl Job {
+    fn run(self, listening: impl FnOnce()) -> Result<Outcome, String> {
+        let never = AtomicBool::new(false);
+        let want = Want {
+            purpose: Purpose::Dictate,
+            caller: "yazses dictate",
+            // A dictation goes ahead of queued questions; it only waits out the one
+            // that holds the microphone now.
+            queue_timeout: Duration::from_secs(60),
+        };
+        let session = Session::begin(&self.coord, want, &never, |w| {
+            if let Some(h) = &w.holder {
+                eprintln!("yazses: waiting for the microphone (held by {h})");
+            }
+        })
+        .map_err(|e| e.to_string())?;
+        listening();
+        let open: OpenSource<'_> = &*self.open;
+        let endpoint = self.endpoint;
+        let utterance = session
+            .capture_with(
+                open,
+                endpoint,
+                |decides| Capture::with_keep_all(Vad::DEFAULT, endpoint, decides, true),
+                &never,
+                Some(&self.release),
+            )
+            .map_err(|e| e.to_string())?;
+        tracing::debug!(
+            audio_ms = utterance.samples.len() / 16,
+            stopped = ?utterance.stopped_because,
+            "dictation captured"
+        );
+        if utterance.samples.is_empty() {
+            return Ok(Outcome::NothingHeard);
+        }
+        let said = self
+            .transcriber
+            .said(utterance.samples, &self.options)
+            .map_err(|e| format!("the dictation could not be transcribed: {e}"))?;
+        let text = said.text.trim();
+        if !said.heard || text.is_empty() {
+            return Ok(Outcome::NothingHeard);
+        }
+        let mut deliver = self
+            .deliver
+            .lock()
+            .map_err(|_| "the typer failed earlier".to_owned())?;
+        deliver.deliver(text).map_err(|e| e.to_string())?;
+        Ok(Outcome::Delivered(text.chars().count()))
+    }
+}
