@@ -1,0 +1,149 @@
+//! `yazses dictate` as a user runs it: the process waits; `yazses dictate toggle` starts a
+//! capture (here a recording played in real time as the microphone) and, pressed again,
+//! ends it; the words come out as one line (`--output stdout`). While it dictates,
+//! `yazses status --json` names the holder's purpose `dictate`, and a real MCP server's
+//! `ask_human` is refused because the user is dictating. A second `yazses dictate` is
+//! refused with the first one's pid; a toggle with none running says so.
+//! Needs the test model; built with `--features yazses-tests/real-model`.
+#![cfg(feature = "real-model")]
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use yazses_tests::stdio_client::StdioClient;
+use yazses_tests::{imported_model, repo_root, runtime_dir, scratch, yazses_bin};
+
+fn config(name: &str) -> PathBuf {
+    let path = scratch().join(format!("dictate-{name}-{}.toml", std::process::id()));
+    std::fs::write(
+        &path,
+        format!(
+            "[mcp]\nask_human = true\n[speak]\ncommand = [\"true\"]\n\
+             [audio]\nsource = \"file\"\nfile = {:?}\nfile_realtime = true\n\
+             [transcribe]\nmodel = {:?}\n",
+            repo_root()
+                .join("fixtures/speech/answer.wav")
+                .display()
+                .to_string(),
+            imported_model().display().to_string()
+        ),
+    )
+    .unwrap();
+    path
+}
+
+fn yazses(runtime: &Path, config: &Path, args: &[&str]) -> Output {
+    Command::new(yazses_bin())
+        .arg("--config")
+        .arg(config)
+        .args(args)
+        .env("YAZSES_RUNTIME_DIR", runtime)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
+fn said(out: &Output) -> String {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
+/// Starts `yazses dictate --output stdout` and waits until its socket answers.
+fn start_dictation(runtime: &Path, config: &Path) -> Child {
+    let child = Command::new(yazses_bin())
+        .arg("--config")
+        .arg(config)
+        .args(["dictate", "--output", "stdout"])
+        .env("YAZSES_RUNTIME_DIR", runtime)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !yazses(runtime, config, &["dictate", "status"])
+        .status
+        .success()
+    {
+        assert!(
+            Instant::now() < deadline,
+            "the dictation process never answered"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child
+}
+
+#[test]
+fn toggle_dictates_a_line_and_ask_human_is_refused_meanwhile() {
+    let runtime = runtime_dir("dictate");
+    let cfg = config("toggle");
+    let none = yazses(&runtime, &cfg, &["dictate", "toggle"]);
+    assert!(!none.status.success());
+    let err = String::from_utf8_lossy(&none.stderr);
+    assert!(err.contains("no yazses dictate is running"), "{err}");
+
+    let mut dictation = start_dictation(&runtime, &cfg);
+    let second = yazses(&runtime, &cfg, &["dictate", "--output", "stdout"]);
+    let err = String::from_utf8_lossy(&second.stderr);
+    assert!(!second.status.success(), "a second dictation was allowed");
+    assert!(
+        err.contains(&format!(
+            "already running for this user (pid {})",
+            dictation.id()
+        )),
+        "{err}"
+    );
+
+    assert_eq!(
+        said(&yazses(&runtime, &cfg, &["dictate", "toggle"])),
+        "listening"
+    );
+    let status: Value =
+        serde_json::from_str(&said(&yazses(&runtime, &cfg, &["status", "--json"]))).unwrap();
+    assert_eq!(status["mic"]["purpose"], "dictate", "{status}");
+    assert_eq!(status["mic"]["pid"], dictation.id(), "{status}");
+
+    let mut agent = StdioClient::start(&cfg, &runtime, "agent");
+    agent.call(1, "ask_human", json!({"question": "Which model?"}));
+    let r = agent.response(1);
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    assert!(
+        r.to_string().contains("The user is dictating right now"),
+        "{r}"
+    );
+
+    // The recording is 6 s; end the dictation after it.
+    std::thread::sleep(Duration::from_secs(7));
+    let done = said(&yazses(&runtime, &cfg, &["dictate", "toggle"]));
+    assert!(done.starts_with("delivered"), "{done}");
+    let mut line = String::new();
+    BufReader::new(dictation.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let words = line.to_lowercase();
+    assert!(
+        words.contains("smaller model") && words.contains("friday"),
+        "{line}"
+    );
+    assert_eq!(
+        said(&yazses(&runtime, &cfg, &["dictate", "status"])),
+        "idle"
+    );
+    assert_eq!(
+        said(&yazses(&runtime, &cfg, &["dictate", "stop"])),
+        "idle (nothing to stop)"
+    );
+    let status: Value =
+        serde_json::from_str(&said(&yazses(&runtime, &cfg, &["status", "--json"]))).unwrap();
+    assert_eq!(status["mic"], Value::Null, "{status}");
+    dictation.kill().unwrap();
+    dictation.wait().unwrap();
+}
