@@ -82,6 +82,13 @@ test)
     echo "./ci.sh test needs socat for the serial dongle tests: sudo apt-get install socat" >&2
     exit 1
   fi
+  # The dictation tests type into an xterm on Xvfb, under a US and a German layout.
+  for tool in Xvfb xterm setxkbmap; do
+    if ! command -v "$tool" >/dev/null; then
+      echo "./ci.sh test needs $tool for the dictation typing tests: sudo apt-get install xvfb xterm x11-xkb-utils" >&2
+      exit 1
+    fi
+  done
   assets
   cargo test --workspace --locked --features yazses-tests/real-model
   ;;

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 pub mod pty;
 pub mod stdio_client;
 pub mod wer;
+pub mod x11;
 
 /// The repository root.
 pub fn repo_root() -> PathBuf {

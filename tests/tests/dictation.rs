@@ -147,3 +147,56 @@ fn toggle_dictates_a_line_and_ask_human_is_refused_meanwhile() {
     dictation.kill().unwrap();
     dictation.wait().unwrap();
 }
+
+/// The whole path onto a real display: the recording is heard, transcribed and typed by
+/// XTEST into an xterm (a real X client) on Xvfb, under a German keyboard layout.
+#[test]
+fn dictated_words_are_typed_into_a_real_x_client() {
+    let x = yazses_tests::x11::Xvfb::start();
+    assert!(x.run("setxkbmap", &["de"]).status.success());
+    let out = scratch().join(format!("dictate-xterm-{}.txt", std::process::id()));
+    let _ = std::fs::remove_file(&out);
+    let mut xterm = x.xterm_into(&out);
+    let runtime = runtime_dir("dictate-x11");
+    let cfg = config("x11");
+    let mut dictation = Command::new(yazses_bin())
+        .arg("--config")
+        .arg(&cfg)
+        .args(["dictate", "--output", "type"])
+        .env("YAZSES_RUNTIME_DIR", &runtime)
+        .env("DISPLAY", &x.display)
+        .env_remove("WAYLAND_DISPLAY")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !yazses(&runtime, &cfg, &["dictate", "status"])
+        .status
+        .success()
+    {
+        assert!(
+            Instant::now() < deadline,
+            "the dictation process never answered"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(
+        said(&yazses(&runtime, &cfg, &["dictate", "start"])),
+        "listening"
+    );
+    std::thread::sleep(Duration::from_secs(7));
+    let done = said(&yazses(&runtime, &cfg, &["dictate", "stop"]));
+    assert!(done.starts_with("delivered"), "{done}");
+    let typed = yazses_tests::x11::wait_for_text(&out, "riday", Duration::from_secs(10));
+    let words = typed.to_lowercase();
+    assert!(
+        words.contains("smaller model") && words.contains("friday"),
+        "{typed:?}"
+    );
+    dictation.kill().unwrap();
+    dictation.wait().unwrap();
+    let _ = xterm.kill();
+    let _ = xterm.wait();
+}

@@ -83,8 +83,13 @@ const SPARE_KEYS: usize = 8;
 impl X11Typer {
     /// Connects to `$DISPLAY` and finds spare keycodes.
     pub fn connect() -> Result<X11Typer, DeliverError> {
+        X11Typer::connect_to(None)
+    }
+
+    /// Connects to `display` (such as ":0"; `None`: `$DISPLAY`) and finds spare keycodes.
+    pub fn connect_to(display: Option<&str>) -> Result<X11Typer, DeliverError> {
         let unavailable = |what: String| DeliverError::Unavailable(what);
-        let (conn, _) = x11rb::connect(None)
+        let (conn, _) = x11rb::connect(display)
             .map_err(|e| unavailable(format!("cannot connect to the X display: {e}")))?;
         conn.xtest_get_version(2, 2)
             .map_err(|e| unavailable(format!("the X server does not answer XTEST: {e}")))?
