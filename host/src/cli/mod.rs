@@ -52,7 +52,7 @@ pub enum Command {
     /// Show the configuration.
     #[command(subcommand)]
     Config(ConfigCommand),
-    /// List the audio input devices (pin one with [audio] device = "NAME") and the
+    /// List the audio input devices (pin one with the config key audio.device) and the
     /// yazses dongles plugged in, with what each says about itself.
     Devices,
     /// Listen once: capture from the configured source until the speaker stops, then

@@ -1,6 +1,6 @@
 //! Where a capture's frames come from: the [`FrameSource`] trait, its typed errors, and
 //! the three sources `[audio] source` names: a recording played as the microphone
-//! ([`file`]), a sound card through cpal ([`cpal`]), the yazses USB dongle ([`dongle`]).
+//! ([`mod@file`]), a sound card through cpal ([`cpal`]), the yazses USB dongle ([`dongle`]).
 //!
 //! Opening a source is the caller's business only under the microphone lease
 //! ([`crate::coord`]); [`crate::session`] is the one place that does both.
