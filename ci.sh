@@ -120,7 +120,10 @@ inspector)
     mkdir -p "$CACHE/inspector"
     (cd "$CACHE/inspector" && npm install --silent --no-audit --no-fund @modelcontextprotocol/inspector@2.12.0)
   fi
-  inspect() { "$CACHE/inspector/node_modules/.bin/mcp-inspector" --cli -e YAZSES_CONFIG="$cfg" "$PWD/target/release/yazses" mcp-server "$@"; }
+  # A runtime dir of its own: the heard answer below must not spend the user's budget, nor
+  # be refused because earlier runs this hour spent it.
+  rt=$(mktemp -d)
+  inspect() { "$CACHE/inspector/node_modules/.bin/mcp-inspector" --cli -e YAZSES_CONFIG="$cfg" -e YAZSES_RUNTIME_DIR="$rt" "$PWD/target/release/yazses" mcp-server "$@"; }
   cfg=$(mktemp --suffix .toml)
   printf '[mcp]\nask_human = true\n[audio]\nsource = "file"\nfile = "%s"\nfile_realtime = false\n[speak]\ncommand = ["true"]\n' \
     "$PWD/fixtures/speech/answer.wav" > "$cfg"
@@ -132,7 +135,7 @@ inspector)
   inspect --method tools/call --tool-name transcribe --tool-arg "path=$JFK" 2>/dev/null | grep -q 'ask not what your country'
   inspect --method tools/call --tool-name ask_human --tool-arg "question=Which model?" 2>/dev/null | grep -q 'smaller model'
   echo "the MCP Inspector lists both tools with no schema problems and calls both"
-  rm -f "$cfg" "$cfg.err"
+  rm -rf "$cfg" "$cfg.err" "$rt"
   ;;
 conformance)
   assets
