@@ -84,6 +84,42 @@ impl Xvfb {
     }
 }
 
+impl Xvfb {
+    /// Presses the keys that type `keysyms` in order, then releases them in reverse (a
+    /// chord such as Control_L, Alt_L, space), through XTEST as a person's keyboard would.
+    pub fn chord(&self, keysyms: &[u32]) {
+        use x11rb::connection::Connection;
+        use x11rb::protocol::xproto::{ConnectionExt as _, KEY_PRESS_EVENT, KEY_RELEASE_EVENT};
+        use x11rb::protocol::xtest::ConnectionExt as _;
+        let (conn, _) = x11rb::connect(Some(&self.display)).expect("connect to Xvfb");
+        let (min, max) = (conn.setup().min_keycode, conn.setup().max_keycode);
+        let map = conn
+            .get_keyboard_mapping(min, max - min + 1)
+            .unwrap()
+            .reply()
+            .unwrap();
+        let per = usize::from(map.keysyms_per_keycode);
+        let codes: Vec<u8> = keysyms
+            .iter()
+            .map(|&ks| {
+                let i = map.keysyms.chunks(per).position(|s| s.first() == Some(&ks));
+                min + i.unwrap_or_else(|| panic!("no key for keysym {ks:#x}")) as u8
+            })
+            .collect();
+        let fake = |kind, code| {
+            conn.xtest_fake_input(kind, code, x11rb::CURRENT_TIME, x11rb::NONE, 0, 0, 0)
+                .unwrap();
+        };
+        for &c in &codes {
+            fake(KEY_PRESS_EVENT, c);
+        }
+        for &c in codes.iter().rev() {
+            fake(KEY_RELEASE_EVENT, c);
+        }
+        conn.get_input_focus().unwrap().reply().unwrap();
+    }
+}
+
 impl Drop for Xvfb {
     fn drop(&mut self) {
         let _ = self.child.kill();

@@ -200,3 +200,59 @@ fn dictated_words_are_typed_into_a_real_x_client() {
     let _ = xterm.kill();
     let _ = xterm.wait();
 }
+
+/// The `hotkey` trigger: ctrl+alt+space, pressed on the X display through XTEST, starts a
+/// dictation and, pressed again, ends it.
+#[test]
+fn the_x11_hotkey_toggles_a_dictation() {
+    let x = yazses_tests::x11::Xvfb::start();
+    let runtime = runtime_dir("dictate-hotkey");
+    let cfg = config("hotkey");
+    let mut text = std::fs::read_to_string(&cfg).unwrap();
+    text.push_str("[dictate]\ntrigger = [\"command\", \"hotkey\"]\nhotkey = \"ctrl+alt+space\"\n");
+    std::fs::write(&cfg, text).unwrap();
+    let mut dictation = Command::new(yazses_bin())
+        .arg("--config")
+        .arg(&cfg)
+        .args(["dictate", "--output", "stdout"])
+        .env("YAZSES_RUNTIME_DIR", &runtime)
+        .env("DISPLAY", &x.display)
+        .env_remove("WAYLAND_DISPLAY")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !yazses(&runtime, &cfg, &["dictate", "status"])
+        .status
+        .success()
+    {
+        assert!(
+            Instant::now() < deadline,
+            "the dictation process never answered"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    const CTRL: u32 = 0xffe3;
+    const ALT: u32 = 0xffe9;
+    x.chord(&[CTRL, ALT, 0x20]);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while said(&yazses(&runtime, &cfg, &["dictate", "status"])) != "listening" {
+        assert!(
+            Instant::now() < deadline,
+            "the hotkey did not start a dictation"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_secs(7));
+    x.chord(&[CTRL, ALT, 0x20]);
+    let mut line = String::new();
+    BufReader::new(dictation.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let words = line.to_lowercase();
+    assert!(words.contains("smaller model"), "{line}");
+    dictation.kill().unwrap();
+    dictation.wait().unwrap();
+}

@@ -10,6 +10,7 @@ use super::print;
 use crate::config::{self, OutputKind, Trigger};
 use crate::coord::Coordinator;
 use crate::dictate::control::{self, Command};
+use crate::dictate::hotkey;
 use crate::dictate::output::{self, Deliver};
 use crate::dictate::{Dictation, single_instance};
 use crate::model;
@@ -54,6 +55,18 @@ pub enum DictateAction {
     Status,
 }
 
+/// Grabs the configured hotkey on X11, or says why not.
+fn grab_hotkey(name: &str) -> anyhow::Result<hotkey::Grab> {
+    let key = hotkey::Hotkey::parse(name).map_err(|e| anyhow::anyhow!("dictate.hotkey: {e}"))?;
+    let x11 = std::env::var_os("DISPLAY").is_some_and(|v| !v.is_empty());
+    if !x11 && std::env::var_os("WAYLAND_DISPLAY").is_some() {
+        anyhow::bail!(
+            "dictate.trigger \"hotkey\" works on X11 only in this version (the Wayland GlobalShortcuts portal is not built yet); bind a key to `yazses dictate toggle` in the desktop's shortcut settings"
+        );
+    }
+    hotkey::Grab::new(key, None, name).map_err(anyhow::Error::msg)
+}
+
 pub(super) fn run(args: DictateArgs, config: &config::Config) -> anyhow::Result<()> {
     let coord = Coordinator::from_env()?;
     if let Some(action) = args.action {
@@ -67,11 +80,13 @@ pub(super) fn run(args: DictateArgs, config: &config::Config) -> anyhow::Result<
         return print(&format!("{answer}\n"));
     }
     let d = &config.dictate;
+    let mut grab = None;
     for trigger in &d.trigger {
         match trigger {
             Trigger::Command => {}
-            Trigger::Dongle | Trigger::Hotkey => anyhow::bail!(
-                "dictate.trigger {trigger:?} is not available in this version yet; use trigger = \"command\" and bind `yazses dictate toggle` to a key in your desktop's shortcut settings"
+            Trigger::Hotkey => grab = Some(grab_hotkey(&d.hotkey)?),
+            Trigger::Dongle => anyhow::bail!(
+                "dictate.trigger \"dongle\" is not available in this version yet; use trigger = \"command\" and bind `yazses dictate toggle` to a key in your desktop's shortcut settings"
             ),
         }
     }
@@ -84,6 +99,22 @@ pub(super) fn run(args: DictateArgs, config: &config::Config) -> anyhow::Result<
     };
     let dir = coord.dir().clone();
     let _instance = single_instance(&dir)?;
+    if let Some(grab) = grab {
+        let dir = dir.clone();
+        std::thread::spawn(move || {
+            loop {
+                if let Err(e) = grab.next_press() {
+                    tracing::error!("the hotkey stopped working: {e}");
+                    return;
+                }
+                // Through the socket, exactly as a desktop shortcut would.
+                match control::send(&dir, Command::Toggle) {
+                    Ok(answer) => tracing::info!("hotkey: {answer}"),
+                    Err(e) => tracing::warn!("hotkey: {e}"),
+                }
+            }
+        });
+    }
     // Loaded before the first press, so the first dictation is as quick as the rest.
     let engine = Engine::load(&model::resolve(&config.transcribe.model)?)?;
     let audio = config.audio.clone();

@@ -4,12 +4,14 @@
 //! the focused window, or printed.
 //!
 //! - [`control`]: the Unix socket that `yazses dictate toggle|start|stop` talks to.
+//! - [`hotkey`]: the X11 key grab that toggles a dictation.
 //! - [`output`]: the typers (X11 XTEST, Wayland `wtype`/`ydotool`) and stdout.
 //!
 //! One dictation process per user: `dictate.lock` in the runtime dir is held for the
 //! process's life (the kernel drops it on exit), with its pid in `dictate.pid`.
 
 pub mod control;
+pub mod hotkey;
 pub mod output;
 
 use std::io::Write;

@@ -1,0 +1,172 @@
+//! The `hotkey` trigger on X11: a passive key grab on the root window. A press of the key
+//! toggles the dictation, through the same control socket a desktop shortcut would use.
+//!
+//! The grab is made with and without Num Lock and Caps Lock, so they do not disable it;
+//! a key held down (auto-repeat) toggles once. A key another program has grabbed fails at
+//! start, naming the key. Wayland has no client key grabs; there the desktop's shortcut
+//! settings bind a key to `yazses dictate toggle`.
+
+use x11rb::connection::Connection;
+use x11rb::protocol::Event;
+use x11rb::protocol::xproto::{ConnectionExt as _, GrabMode, Keycode, ModMask};
+
+/// A parsed hotkey: modifiers and a keysym.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Hotkey {
+    /// The modifiers that must be held.
+    pub modifiers: ModMask,
+    /// The key.
+    pub keysym: u32,
+}
+
+impl Hotkey {
+    /// Parses "ctrl+alt+space" style: modifiers (ctrl, alt, shift, super) and one key (a
+    /// letter or digit, space, enter, tab, escape, f1-f12), case-insensitive.
+    pub fn parse(text: &str) -> Result<Hotkey, String> {
+        let mut modifiers = ModMask::from(0u16);
+        let mut keysym = None;
+        for part in text.split('+').map(|p| p.trim().to_ascii_lowercase()) {
+            let m = match part.as_str() {
+                "ctrl" | "control" => Some(ModMask::CONTROL),
+                "alt" => Some(ModMask::M1),
+                "shift" => Some(ModMask::SHIFT),
+                "super" | "win" | "meta" => Some(ModMask::M4),
+                _ => None,
+            };
+            if let Some(m) = m {
+                modifiers |= m;
+                continue;
+            }
+            if keysym.is_some() {
+                return Err(format!(
+                    "{text:?} names two keys; write one key after the modifiers, such as ctrl+alt+space"
+                ));
+            }
+            keysym = Some(key_name(&part).ok_or_else(|| {
+                format!("{part:?} in {text:?} is not a key yazses knows: use a letter, a digit, space, enter, tab, escape or f1-f12")
+            })?);
+        }
+        let keysym = keysym.ok_or_else(|| format!("{text:?} names no key, only modifiers"))?;
+        Ok(Hotkey { modifiers, keysym })
+    }
+}
+
+fn key_name(name: &str) -> Option<u32> {
+    let mut chars = name.chars();
+    if let (Some(c), None) = (chars.next(), chars.next())
+        && c.is_ascii_alphanumeric()
+    {
+        return Some(c as u32);
+    }
+    Some(match name {
+        "space" => 0x20,
+        "enter" | "return" => 0xff0d,
+        "tab" => 0xff09,
+        "escape" | "esc" => 0xff1b,
+        f if f.starts_with('f') => {
+            let n: u32 = f[1..].parse().ok().filter(|n| (1..=12).contains(n))?;
+            0xffbe + n - 1
+        }
+        _ => return None,
+    })
+}
+
+/// A grabbed hotkey on an X display.
+pub struct Grab {
+    conn: x11rb::rust_connection::RustConnection,
+    keycode: Keycode,
+}
+
+impl std::fmt::Debug for Grab {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Grab")
+            .field("keycode", &self.keycode)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Grab {
+    /// Grabs `hotkey` on `display` (`None`: `$DISPLAY`).
+    pub fn new(hotkey: Hotkey, display: Option<&str>, name: &str) -> Result<Grab, String> {
+        let (conn, screen) = x11rb::connect(display)
+            .map_err(|e| format!("the hotkey needs an X display ({e}); on Wayland, bind a key to `yazses dictate toggle` in the desktop's shortcut settings"))?;
+        let root = conn.setup().roots[screen].root;
+        let (min, max) = (conn.setup().min_keycode, conn.setup().max_keycode);
+        let map = conn
+            .get_keyboard_mapping(min, max - min + 1)
+            .map_err(|e| e.to_string())?
+            .reply()
+            .map_err(|e| e.to_string())?;
+        let per = usize::from(map.keysyms_per_keycode).max(1);
+        let keycode = map
+            .keysyms
+            .chunks(per)
+            .position(|syms| syms.iter().take(2).any(|&s| s == hotkey.keysym))
+            .map(|i| min + i as u8)
+            .ok_or_else(|| format!("no key on this keyboard types {name:?}"))?;
+        // Without and with Caps Lock (LOCK) and Num Lock (M2), which would otherwise
+        // make the grab miss.
+        for extra in [
+            0u16,
+            u16::from(ModMask::LOCK),
+            u16::from(ModMask::M2),
+            u16::from(ModMask::LOCK | ModMask::M2),
+        ] {
+            conn.grab_key(
+                false,
+                root,
+                hotkey.modifiers | ModMask::from(extra),
+                keycode,
+                GrabMode::ASYNC,
+                GrabMode::ASYNC,
+            )
+            .map_err(|e| e.to_string())?
+            .check()
+            .map_err(|_| format!("the hotkey {name:?} is already taken by another program; choose another with [dictate] hotkey"))?;
+        }
+        Ok(Grab { conn, keycode })
+    }
+
+    /// Blocks until the next press of the hotkey (auto-repeat while held is not a press).
+    pub fn next_press(&self) -> Result<(), String> {
+        let mut down = false;
+        loop {
+            let event = self
+                .conn
+                .wait_for_event()
+                .map_err(|e| format!("the X display went away: {e}"))?;
+            match event {
+                Event::KeyPress(k) if k.detail == self.keycode && !down => return Ok(()),
+                Event::KeyRelease(k) if k.detail == self.keycode => {
+                    // Auto-repeat sends a release and a press with the same time.
+                    match self.conn.poll_for_event().map_err(|e| e.to_string())? {
+                        Some(Event::KeyPress(p))
+                            if p.detail == self.keycode && p.time == k.time =>
+                        {
+                            down = true;
+                        }
+                        _ => down = false,
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hotkeys_parse_with_their_modifiers() {
+        let h = Hotkey::parse("ctrl+alt+space").unwrap();
+        assert_eq!(h.modifiers, ModMask::CONTROL | ModMask::M1);
+        assert_eq!(h.keysym, 0x20);
+        assert_eq!(Hotkey::parse("Super+F9").unwrap().keysym, 0xffc6);
+        assert_eq!(Hotkey::parse("shift + d").unwrap().keysym, u32::from(b'd'));
+        for bad in ["ctrl+alt", "ctrl+kitten", "a+b", "f13", ""] {
+            assert!(Hotkey::parse(bad).is_err(), "{bad}");
+        }
+    }
+}
