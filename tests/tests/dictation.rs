@@ -256,3 +256,78 @@ fn the_x11_hotkey_toggles_a_dictation() {
     dictation.kill().unwrap();
     dictation.wait().unwrap();
 }
+
+/// The `dongle` trigger over a real pty: the simulated dongle's button goes down just
+/// before the answer begins and up after it; the whole answer, first word included, comes
+/// out as one line. While the button is down the holder is a dictation.
+#[test]
+fn holding_the_dongles_button_dictates_from_the_first_word() {
+    let pty = yazses_tests::pty::PtyPair::new("dictate-button");
+    let runtime = runtime_dir("dictate-dongle");
+    let cfg = config("dongle");
+    let mut text = std::fs::read_to_string(&cfg).unwrap();
+    text = text.replace(
+        "source = \"file\"",
+        &format!(
+            "source = \"serial\"\nserial_port = {:?}",
+            pty.host.display().to_string()
+        ),
+    );
+    text.push_str("[dictate]\ntrigger = \"dongle\"\n");
+    std::fs::write(&cfg, text).unwrap();
+    let mut dictation = Command::new(yazses_bin())
+        .arg("--config")
+        .arg(&cfg)
+        .args(["dictate", "--output", "stdout"])
+        .env("YAZSES_RUNTIME_DIR", &runtime)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !yazses(&runtime, &cfg, &["dictate", "status"])
+        .status
+        .success()
+    {
+        assert!(
+            Instant::now() < deadline,
+            "the dictation process never answered"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // The simulator plays at 4x. Speech begins at 1.01 s of the recording (`yazses vad`):
+    // press 60 ms before it, release at 6.2 s.
+    let mut sim = pty.simulate(
+        Path::new(env!("CARGO_BIN_EXE_yazses-dongle-sim")),
+        &repo_root().join("fixtures/speech/answer.wav"),
+        &["--press-ms", "950", "--release-ms", "6200"],
+    );
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let holder = loop {
+        let st: Value =
+            serde_json::from_str(&said(&yazses(&runtime, &cfg, &["status", "--json"]))).unwrap();
+        if !st["mic"].is_null() {
+            break st["mic"].clone();
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the press never took the microphone"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(holder["purpose"], "dictate", "{holder}");
+    let mut line = String::new();
+    BufReader::new(dictation.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let words = line.to_lowercase();
+    assert!(words.starts_with("yes"), "the first word was lost: {line}");
+    assert!(
+        words.contains("smaller model") && words.contains("friday"),
+        "{line}"
+    );
+    assert!(sim.wait().unwrap().success());
+    dictation.kill().unwrap();
+    dictation.wait().unwrap();
+}

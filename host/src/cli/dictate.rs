@@ -82,12 +82,8 @@ pub(super) fn run(args: DictateArgs, config: &config::Config) -> anyhow::Result<
     let d = &config.dictate;
     let mut grab = None;
     for trigger in &d.trigger {
-        match trigger {
-            Trigger::Command => {}
-            Trigger::Hotkey => grab = Some(grab_hotkey(&d.hotkey)?),
-            Trigger::Dongle => anyhow::bail!(
-                "dictate.trigger \"dongle\" is not available in this version yet; use trigger = \"command\" and bind `yazses dictate toggle` to a key in your desktop's shortcut settings"
-            ),
+        if *trigger == Trigger::Hotkey {
+            grab = Some(grab_hotkey(&d.hotkey)?);
         }
     }
     let deliver: Box<dyn Deliver> = match d.output {
@@ -119,7 +115,7 @@ pub(super) fn run(args: DictateArgs, config: &config::Config) -> anyhow::Result<
     let engine = Engine::load(&model::resolve(&config.transcribe.model)?)?;
     let audio = config.audio.clone();
     let ms = |s: f64| Duration::from_millis((s * 1000.0).round() as u64);
-    Dictation {
+    let dictation = Dictation {
         coord: Arc::new(coord),
         open: Arc::new(move |endpoint| crate::source::open(&audio, endpoint)),
         transcriber: Arc::new(engine),
@@ -136,6 +132,9 @@ pub(super) fn run(args: DictateArgs, config: &config::Config) -> anyhow::Result<
             ..Options::default()
         },
         dir: &dir,
+    };
+    if d.trigger.contains(&Trigger::Dongle) {
+        dictation.watch_dongle(config.audio.serial_port.clone());
     }
-    .serve()
+    dictation.serve()
 }

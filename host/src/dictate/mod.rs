@@ -116,6 +116,90 @@ pub fn single_instance(dir: &RuntimeDir) -> anyhow::Result<std::fs::File> {
 }
 
 impl Dictation<'_> {
+    /// Watches the dongle on `port` (empty: the first found by USB id) for its button, in
+    /// a thread of its own: hold to talk, release to type. The port is held open between
+    /// presses and opened again when the dongle is unplugged and comes back.
+    pub fn watch_dongle(&self, port: String) {
+        let job = self.job(Arc::new(|_| {
+            Err(SourceError::Missing(
+                "the dongle capture was already taken".into(),
+            ))
+        }));
+        // The dongle's own policy must not end a held capture at a pause: only the release
+        // (or the cap) ends it.
+        let hold = EndpointConfig {
+            end_silence: self
+                .endpoint
+                .timeout
+                .unwrap_or(yazses_core::endpoint::HARD_CAP),
+            no_speech: self
+                .endpoint
+                .timeout
+                .unwrap_or(yazses_core::endpoint::HARD_CAP),
+            ..self.endpoint
+        };
+        std::thread::spawn(move || {
+            let mut said_missing = false;
+            loop {
+                let mut watch = match crate::source::dongle::ButtonWatch::open(&port, &hold) {
+                    Ok(w) => {
+                        said_missing = false;
+                        w
+                    }
+                    Err(e) => {
+                        if !said_missing {
+                            eprintln!("yazses: waiting for the dongle: {e}");
+                            said_missing = true;
+                        }
+                        std::thread::sleep(Duration::from_secs(1));
+                        continue;
+                    }
+                };
+                let pressed = loop {
+                    match watch.wait_press(std::time::Instant::now() + Duration::from_secs(1)) {
+                        Ok(true) => break true,
+                        Ok(false) => {}
+                        Err(e) => {
+                            tracing::warn!("the dongle went away: {e}");
+                            break false;
+                        }
+                    }
+                };
+                if !pressed {
+                    continue;
+                }
+                // The capture is the one the press started; it is opened once, under the
+                // lease, by the session.
+                let capture = Mutex::new(Some(watch.into_capture()));
+                let job = Job {
+                    open: Arc::new(move |_| {
+                        capture
+                            .lock()
+                            .ok()
+                            .and_then(|mut c| c.take())
+                            .map(|c| Box::new(c) as Box<dyn FrameSource + Send>)
+                            .ok_or_else(|| SourceError::Gone("the dongle capture ended".into()))
+                    }),
+                    release: Arc::new(AtomicBool::new(false)),
+                    ..job.clone()
+                };
+                log_outcome(&job.run(|| tracing::info!("dictating (the dongle's button)")));
+            }
+        });
+    }
+
+    fn job(&self, open: Arc<Opener>) -> Job {
+        Job {
+            coord: self.coord.clone(),
+            open,
+            transcriber: self.transcriber.clone(),
+            deliver: self.deliver.clone(),
+            endpoint: self.endpoint,
+            options: self.options.clone(),
+            release: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
     /// Serves the control socket until the process is stopped.
     pub fn serve(self) -> anyhow::Result<()> {
         let listener = control::bind(self.dir)?;
@@ -170,16 +254,8 @@ impl Dictation<'_> {
 
     fn start(&self, active: &mut Option<Active>) -> String {
         let (tx, rx) = std::sync::mpsc::channel();
-        let release = Arc::new(AtomicBool::new(false));
-        let job = Job {
-            coord: self.coord.clone(),
-            open: self.open.clone(),
-            transcriber: self.transcriber.clone(),
-            deliver: self.deliver.clone(),
-            endpoint: self.endpoint,
-            options: self.options.clone(),
-            release: release.clone(),
-        };
+        let job = self.job(self.open.clone());
+        let release = job.release.clone();
         std::thread::spawn(move || {
             let listening = tx.clone();
             let result = job.run(move || {
@@ -235,6 +311,7 @@ fn reply(mut stream: UnixStream, answer: &str) {
 }
 
 /// One dictation: the lease, the capture, the transcript, the delivery.
+#[derive(Clone)]
 struct Job {
     coord: Arc<Coordinator>,
     open: Arc<Opener>,

@@ -76,6 +76,7 @@ enum Event {
     Hello(DongleInfo),
     Audio { seq: u32, frame: Frame },
     End(EndReason),
+    Button(bool),
     Other,
 }
 
@@ -157,6 +158,34 @@ impl Link {
         }
     }
 
+    /// Opens `port` (or the first dongle found by USB id when empty), checks the dongle and
+    /// sends it the policy.
+    fn configured(
+        port: &str,
+        endpoint: &EndpointConfig,
+    ) -> Result<(Link, DongleInfo), SourceError> {
+        let name = if port.is_empty() {
+            find_ports().into_iter().next().ok_or_else(|| {
+                SourceError::Missing(format!(
+                    "no yazses dongle found (USB {USB_VID:04x}:{USB_PID:04x}); plug one in \
+                     or set [audio] serial_port"
+                ))
+            })?
+        } else {
+            port.to_owned()
+        };
+        let mut link = Link::open(&name)?;
+        let info = link.hello()?;
+        let ms = |d: yazses_core::time::Duration| d.total_millis().min(u64::from(u32::MAX)) as u32;
+        link.send(&HostMessage::Configure {
+            preset: WirePreset::Default,
+            end_silence_ms: ms(endpoint.end_silence),
+            no_speech_ms: ms(endpoint.no_speech),
+            timeout_ms: ms(endpoint.timeout.unwrap_or(yazses_core::endpoint::HARD_CAP)),
+        })?;
+        Ok((link, info))
+    }
+
     /// Asks who is there and checks it speaks our protocol.
     fn hello(&mut self) -> Result<DongleInfo, SourceError> {
         self.send(&HostMessage::Hello {
@@ -205,6 +234,7 @@ fn own(message: DeviceMessage<'_>, port: &str) -> Event {
             Event::Audio { seq, frame }
         }
         DeviceMessage::EndOfSpeech { reason, .. } => Event::End(reason),
+        DeviceMessage::Button { pressed } => Event::Button(pressed),
         _ => Event::Other,
     }
 }
@@ -236,34 +266,21 @@ impl SerialSource {
     /// Opens `port` (or the first dongle found by USB id when `port` is empty), checks the
     /// dongle, sends it the policy and starts a capture.
     pub fn open(port: &str, endpoint: &EndpointConfig) -> Result<SerialSource, SourceError> {
-        let name = if port.is_empty() {
-            find_ports().into_iter().next().ok_or_else(|| {
-                SourceError::Missing(format!(
-                    "no yazses dongle found (USB {USB_VID:04x}:{USB_PID:04x}); plug one in \
-                     or set [audio] serial_port"
-                ))
-            })?
-        } else {
-            port.to_owned()
-        };
-        let mut link = Link::open(&name)?;
-        let info = link.hello()?;
-        let ms = |d: yazses_core::time::Duration| d.total_millis().min(u64::from(u32::MAX)) as u32;
-        link.send(&HostMessage::Configure {
-            preset: WirePreset::Default,
-            end_silence_ms: ms(endpoint.end_silence),
-            no_speech_ms: ms(endpoint.no_speech),
-            timeout_ms: ms(endpoint.timeout.unwrap_or(yazses_core::endpoint::HARD_CAP)),
-        })?;
+        let (mut link, info) = Link::configured(port, endpoint)?;
         link.send(&HostMessage::Start)?;
-        tracing::info!(port = %name, board = %info.board, fw = %info.fw_version, "dongle capture started");
-        Ok(SerialSource {
+        tracing::info!(port = %link.name, board = %info.board, fw = %info.fw_version, "dongle capture started");
+        Ok(SerialSource::started(link, info))
+    }
+
+    /// A source over a capture the dongle has already started.
+    fn started(link: Link, info: DongleInfo) -> SerialSource {
+        SerialSource {
             link,
             info,
             queue: VecDeque::new(),
             seq: SeqTracker::new(),
             ended: None,
-        })
+        }
     }
 
     /// Who the dongle is.
@@ -332,6 +349,55 @@ impl FrameSource for SerialSource {
             corrupt_frames: self.link.reader.stats().dropped,
             lost_frames: self.seq.lost(),
         }
+    }
+}
+
+/// A dongle held open between captures, waiting for its push-to-talk button (the
+/// dictation's `dongle` trigger). A press starts a capture on the dongle itself, whose
+/// audio follows the press on the wire, so nothing said after the press is lost while the
+/// host gets ready.
+pub struct ButtonWatch {
+    link: Link,
+    info: DongleInfo,
+}
+
+impl std::fmt::Debug for ButtonWatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ButtonWatch")
+            .field("info", &self.info)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ButtonWatch {
+    /// Opens `port` (empty: the first dongle found) and sends it `endpoint`, the policy
+    /// for captures the button starts.
+    pub fn open(port: &str, endpoint: &EndpointConfig) -> Result<ButtonWatch, SourceError> {
+        let (link, info) = Link::configured(port, endpoint)?;
+        tracing::info!(port = %link.name, board = %info.board, "waiting for the dongle's button");
+        Ok(ButtonWatch { link, info })
+    }
+
+    /// Who the dongle is.
+    pub fn info(&self) -> &DongleInfo {
+        &self.info
+    }
+
+    /// Waits until `deadline` for a press: `Ok(true)` when the button went down. A dongle
+    /// that goes quiet is not an error here (it sends a heartbeat a second when idle);
+    /// a closed port is.
+    pub fn wait_press(&mut self, deadline: StdInstant) -> Result<bool, SourceError> {
+        while let Some(event) = self.link.next_event(deadline)? {
+            if let Event::Button(true) = event {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// The capture the press started.
+    pub fn into_capture(self) -> SerialSource {
+        SerialSource::started(self.link, self.info)
     }
 }
 

@@ -15,6 +15,11 @@
 //! bus), `--disconnect-after-ms N` closes the port N ms into a capture (an unplug),
 //! `--garbage-after-ms N` sends only random bytes from N ms into a capture (a dongle gone
 //! mad, or the wrong device on the port).
+//!
+//! `--press-ms N` and `--release-ms M` press and release the push-to-talk button at those
+//! times: the recording then plays as the room's sound from the simulator's start, and
+//! the dongle hears it only while the button is down (as a real one, whose microphone is
+//! off until the press).
 
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Write};
@@ -35,6 +40,8 @@ struct Args {
     stall_ms: u64,
     disconnect_after_ms: Option<u64>,
     garbage_after_ms: Option<u64>,
+    press_ms: Option<u64>,
+    release_ms: Option<u64>,
     seed: u64,
 }
 
@@ -48,6 +55,8 @@ fn parse_args() -> Result<Args, String> {
         stall_ms: 0,
         disconnect_after_ms: None,
         garbage_after_ms: None,
+        press_ms: None,
+        release_ms: None,
         seed: 1,
     };
     let mut it = std::env::args().skip(1);
@@ -64,12 +73,18 @@ fn parse_args() -> Result<Args, String> {
             "--disconnect-after-ms" => args.disconnect_after_ms = Some(number(value()?)? as u64),
             "--garbage-after-ms" => args.garbage_after_ms = Some(number(value()?)? as u64),
             "--seed" => args.seed = number(value()?)? as u64,
+            "--press-ms" => args.press_ms = Some(number(value()?)? as u64),
+            "--release-ms" => args.release_ms = Some(number(value()?)? as u64),
             _ => return Err(format!("unknown argument {flag}")),
         }
     }
+    if args.release_ms.is_some() && args.press_ms.is_none_or(|p| Some(p) >= args.release_ms) {
+        return Err("--release-ms needs a --press-ms before it".into());
+    }
     if args.port.as_os_str().is_empty() || args.wav.as_os_str().is_empty() {
         return Err("usage: yazses-dongle-sim --port PTY --wav FILE [--speed X] [--drop P] \
-                    [--corrupt P] [--stall-ms N] [--disconnect-after-ms N] [--garbage-after-ms N] [--seed N]"
+                    [--corrupt P] [--stall-ms N] [--disconnect-after-ms N] [--garbage-after-ms N] [--seed N] \
+                    [--press-ms N [--release-ms M]]"
             .into());
     }
     Ok(args)
@@ -201,7 +216,22 @@ fn run(args: &Args) -> Result<(), String> {
     let mut captured_once = false;
     let mut last_heartbeat = started;
     let mut last_stall = started;
+    // With the button in play, the recording is the room's sound on the simulator's own
+    // clock; without it, it starts with the capture the host asks for.
+    let room = args.press_ms.is_some();
+    let mut ticks = 0u64;
     loop {
+        if room {
+            let now_ms = ticks * 10;
+            if args.press_ms == Some(now_ms) {
+                frame_at = (now_ms * 16) as usize;
+                dongle.on_button(true, |d| out.emit(d));
+            }
+            if args.release_ms == Some(now_ms) {
+                dongle.on_button(false, |d| out.emit(d));
+            }
+        }
+        ticks += 1;
         for m in pending.drain(..) {
             out.send(&m).map_err(|e| e.to_string())?;
         }
