@@ -74,6 +74,9 @@ pub struct Utterance {
     pub ended_by_source: bool,
     /// What the link lost on the way.
     pub link: LinkStats,
+    /// When the source failed part-way through a push-to-talk capture (a dongle unplugged
+    /// mid-sentence), why; the audio up to that point is kept in `samples`.
+    pub cut_short: Option<String>,
 }
 
 /// Pre-roll kept before the start of speech.
@@ -205,6 +208,7 @@ impl Capture {
                 .map(Instant::total_millis),
             ended_by_source: stop.by_source,
             link,
+            cut_short: None,
         }
     }
 }
@@ -235,7 +239,18 @@ pub fn listen_with(
         if release.is_some_and(|r| r.load(Ordering::Relaxed)) {
             break capture.released();
         }
-        let next = source.next_frame()?;
+        let next = match source.next_frame() {
+            Ok(next) => next,
+            // Push to talk keeps what the user said before the source failed: they said
+            // it on purpose, and would have to say it again otherwise.
+            Err(e) if capture.keep_all && capture.frames > 0 => {
+                let stop = capture.released();
+                let mut utterance = capture.finish(stop, source.link_stats());
+                utterance.cut_short = Some(e.to_string());
+                return Ok(utterance);
+            }
+            Err(e) => return Err(e.into()),
+        };
         // A source that decides the end says so once its audio is all delivered.
         if next.is_none()
             && source.decides_end()

@@ -257,14 +257,13 @@ fn the_x11_hotkey_toggles_a_dictation() {
     dictation.wait().unwrap();
 }
 
-/// The `dongle` trigger over a real pty: the simulated dongle's button goes down just
-/// before the answer begins and up after it; the whole answer, first word included, comes
-/// out as one line. While the button is down the holder is a dictation.
-#[test]
-fn holding_the_dongles_button_dictates_from_the_first_word() {
-    let pty = yazses_tests::pty::PtyPair::new("dictate-button");
-    let runtime = runtime_dir("dictate-dongle");
-    let cfg = config("dongle");
+/// A dictation process with the `dongle` trigger on a real pty, the simulator playing
+/// `answer.wav` with `sim_flags`; `during` runs while the button is down (with the runtime
+/// dir and the config); returns the line dictated.
+fn dongle_dictation(name: &str, sim_flags: &[&str], during: impl FnOnce(&Path, &Path)) -> String {
+    let pty = yazses_tests::pty::PtyPair::new(name);
+    let runtime = runtime_dir(name);
+    let cfg = config(name);
     let mut text = std::fs::read_to_string(&cfg).unwrap();
     text = text.replace(
         "source = \"file\"",
@@ -296,38 +295,69 @@ fn holding_the_dongles_button_dictates_from_the_first_word() {
         );
         std::thread::sleep(Duration::from_millis(50));
     }
-    // The simulator plays at 4x. Speech begins at 1.01 s of the recording (`yazses vad`):
-    // press 60 ms before it, release at 6.2 s.
     let mut sim = pty.simulate(
         Path::new(env!("CARGO_BIN_EXE_yazses-dongle-sim")),
         &repo_root().join("fixtures/speech/answer.wav"),
-        &["--press-ms", "950", "--release-ms", "6200"],
+        sim_flags,
     );
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let holder = loop {
-        let st: Value =
-            serde_json::from_str(&said(&yazses(&runtime, &cfg, &["status", "--json"]))).unwrap();
-        if !st["mic"].is_null() {
-            break st["mic"].clone();
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the press never took the microphone"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    assert_eq!(holder["purpose"], "dictate", "{holder}");
+    during(&runtime, &cfg);
     let mut line = String::new();
     BufReader::new(dictation.stdout.take().unwrap())
         .read_line(&mut line)
         .unwrap();
+    let _ = sim.wait();
+    dictation.kill().unwrap();
+    dictation.wait().unwrap();
+    line
+}
+
+/// The `dongle` trigger over a real pty: the simulated dongle's button goes down just
+/// before the answer begins and up after it; the whole answer, first word included, comes
+/// out as one line. While the button is down the holder is a dictation.
+#[test]
+fn holding_the_dongles_button_dictates_from_the_first_word() {
+    // The simulator plays at 4x. Speech begins at 1.01 s of the recording (`yazses vad`):
+    // press 60 ms before it, release at 6.2 s.
+    let line = dongle_dictation(
+        "dictate-button",
+        &["--press-ms", "950", "--release-ms", "6200"],
+        |runtime, cfg| {
+            let deadline = Instant::now() + Duration::from_secs(10);
+            let holder = loop {
+                let st: Value =
+                    serde_json::from_str(&said(&yazses(runtime, cfg, &["status", "--json"])))
+                        .unwrap();
+                if !st["mic"].is_null() {
+                    break st["mic"].clone();
+                }
+                assert!(
+                    Instant::now() < deadline,
+                    "the press never took the microphone"
+                );
+                std::thread::sleep(Duration::from_millis(20));
+            };
+            assert_eq!(holder["purpose"], "dictate", "{holder}");
+        },
+    );
     let words = line.to_lowercase();
     assert!(words.starts_with("yes"), "the first word was lost: {line}");
     assert!(
         words.contains("smaller model") && words.contains("friday"),
         "{line}"
     );
-    assert!(sim.wait().unwrap().success());
-    dictation.kill().unwrap();
-    dictation.wait().unwrap();
+}
+
+/// Unplugged mid-sentence: what was said before is typed (the user said it on purpose),
+/// and nothing after.
+#[test]
+fn a_dongle_unplugged_mid_dictation_still_types_what_was_heard() {
+    // Unplugged 2.6 s after the press at 0.95 s: after "... the smaller model" (3.50 s).
+    let line = dongle_dictation(
+        "dictate-unplug",
+        &["--press-ms", "950", "--disconnect-after-ms", "2650"],
+        |_, _| {},
+    );
+    let words = line.to_lowercase();
+    assert!(words.contains("smaller model"), "{line}");
+    assert!(!words.contains("friday"), "{line}");
 }

@@ -355,6 +355,11 @@ impl Job {
             stopped = ?utterance.stopped_because,
             "dictation captured"
         );
+        if let Some(why) = &utterance.cut_short {
+            eprintln!(
+                "yazses: the microphone failed mid-dictation ({why}); typing what was heard before it"
+            );
+        }
         if utterance.samples.is_empty() {
             return Ok(Outcome::NothingHeard);
         }
