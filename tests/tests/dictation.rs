@@ -301,14 +301,19 @@ fn dongle_dictation(name: &str, sim_flags: &[&str], during: impl FnOnce(&Path, &
         sim_flags,
     );
     during(&runtime, &cfg);
-    let mut line = String::new();
-    BufReader::new(dictation.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
+    let stdout = dictation.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        let _ = BufReader::new(stdout).read_line(&mut line);
+        let _ = tx.send(line);
+    });
+    let line = rx.recv_timeout(Duration::from_secs(60));
+    let _ = sim.kill();
     let _ = sim.wait();
     dictation.kill().unwrap();
     dictation.wait().unwrap();
-    line
+    line.expect("nothing was dictated within 60 s")
 }
 
 /// The `dongle` trigger over a real pty: the simulated dongle's button goes down just
@@ -360,4 +365,22 @@ fn a_dongle_unplugged_mid_dictation_still_types_what_was_heard() {
     let words = line.to_lowercase();
     assert!(words.contains("smaller model"), "{line}");
     assert!(!words.contains("friday"), "{line}");
+}
+
+/// A tap (a press shorter than `tap_ms`) starts a capture that the dongle's own end of
+/// speech ends, with no release needed.
+#[test]
+fn a_tap_on_the_dongles_button_dictates_until_the_speaker_stops() {
+    // Tapped from 0.5 s to 0.65 s; the answer is spoken from 1.01 s to 5.69 s.
+    let line = dongle_dictation(
+        "dictate-tap",
+        &["--press-ms", "500", "--release-ms", "650"],
+        |_, _| {},
+    );
+    let words = line.to_lowercase();
+    assert!(words.starts_with("yes"), "{line}");
+    assert!(
+        words.contains("smaller model") && words.contains("friday"),
+        "{line}"
+    );
 }

@@ -134,7 +134,10 @@ pub(super) fn run(args: DictateArgs, config: &config::Config) -> anyhow::Result<
         dir: &dir,
     };
     if d.trigger.contains(&Trigger::Dongle) {
-        dictation.watch_dongle(config.audio.serial_port.clone());
+        dictation.watch_dongle(
+            config.audio.serial_port.clone(),
+            std::time::Duration::from_millis(d.tap_ms),
+        );
     }
     dictation.serve()
 }

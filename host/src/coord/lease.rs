@@ -165,12 +165,20 @@ impl<'a> Mic<'a> {
             Err(std::fs::TryLockError::Error(e)) => return Err(io_error(&path, e)),
         }
         drop(file);
-        Ok(Some(read_record(&self.record_path()).unwrap_or(Holder {
+        // The holder writes its record just after taking the lock: a reader that comes in
+        // between waits a moment for it.
+        for _ in 0..20 {
+            if let Some(holder) = read_record(&self.record_path()) {
+                return Ok(Some(holder));
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        Ok(Some(Holder {
             pid: 0,
             purpose: Purpose::Listen,
             caller: "unknown".into(),
             since: unix_ms(),
-        })))
+        }))
     }
 
     /// The live waiters, in serving order.

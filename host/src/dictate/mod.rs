@@ -117,9 +117,11 @@ pub fn single_instance(dir: &RuntimeDir) -> anyhow::Result<std::fs::File> {
 
 impl Dictation<'_> {
     /// Watches the dongle on `port` (empty: the first found by USB id) for its button, in
-    /// a thread of its own: hold to talk, release to type. The port is held open between
-    /// presses and opened again when the dongle is unplugged and comes back.
-    pub fn watch_dongle(&self, port: String) {
+    /// a thread of its own: hold to talk, release to type; or tap (a press shorter than
+    /// `tap`) and talk, and the dongle's own end of speech ends it. The port is held open
+    /// between presses and opened again when the dongle is unplugged and comes back.
+    pub fn watch_dongle(&self, port: String, tap: Duration) {
+        let tap_endpoint = self.endpoint;
         let job = self.job(Arc::new(|_| {
             Err(SourceError::Missing(
                 "the dongle capture was already taken".into(),
@@ -147,6 +149,7 @@ impl Dictation<'_> {
                         w
                     }
                     Err(e) => {
+                        tracing::debug!("the dongle is not there yet: {e}");
                         if !said_missing {
                             eprintln!("yazses: waiting for the dongle: {e}");
                             said_missing = true;
@@ -168,9 +171,17 @@ impl Dictation<'_> {
                 if !pressed {
                     continue;
                 }
+                let (press, capture) = match watch.hold_or_tap(tap, &tap_endpoint) {
+                    Ok(p) => p,
+                    Err(e) => {
+                        tracing::warn!("the dongle went away: {e}");
+                        continue;
+                    }
+                };
+                tracing::info!(?press, "the dongle's button");
                 // The capture is the one the press started; it is opened once, under the
                 // lease, by the session.
-                let capture = Mutex::new(Some(watch.into_capture()));
+                let capture = Mutex::new(Some(capture));
                 let job = Job {
                     open: Arc::new(move |_| {
                         capture

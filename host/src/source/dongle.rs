@@ -176,13 +176,7 @@ impl Link {
         };
         let mut link = Link::open(&name)?;
         let info = link.hello()?;
-        let ms = |d: yazses_core::time::Duration| d.total_millis().min(u64::from(u32::MAX)) as u32;
-        link.send(&HostMessage::Configure {
-            preset: WirePreset::Default,
-            end_silence_ms: ms(endpoint.end_silence),
-            no_speech_ms: ms(endpoint.no_speech),
-            timeout_ms: ms(endpoint.timeout.unwrap_or(yazses_core::endpoint::HARD_CAP)),
-        })?;
+        link.send(&configure(endpoint))?;
         Ok((link, info))
     }
 
@@ -395,9 +389,66 @@ impl ButtonWatch {
         Ok(false)
     }
 
-    /// The capture the press started.
-    pub fn into_capture(self) -> SerialSource {
-        SerialSource::started(self.link, self.info)
+    /// After a press: a hold when the button stays down for `tap` (the capture the press
+    /// started goes on, and its first frames are kept), a tap when it comes up sooner.
+    /// After a tap the dongle is sent `tap_endpoint` and a new capture is started, which
+    /// its own end of speech ends.
+    pub fn hold_or_tap(
+        mut self,
+        tap: StdDuration,
+        tap_endpoint: &EndpointConfig,
+    ) -> Result<(Press, SerialSource), SourceError> {
+        let deadline = StdInstant::now() + tap;
+        let mut early = VecDeque::new();
+        let mut seq = SeqTracker::new();
+        while let Some(event) = self.link.next_event(deadline)? {
+            match event {
+                Event::Audio { seq: n, frame } => {
+                    for _ in 0..seq.see(n).min(100) {
+                        early.push_back([0; FRAME_SAMPLES]);
+                    }
+                    early.push_back(frame);
+                }
+                Event::Button(false) => {
+                    // The release ends the press's capture; its end comes next, and must
+                    // not be read as the end of the tap's capture.
+                    let end_by = StdInstant::now() + SILENCE_LIMIT;
+                    while let Some(event) = self.link.next_event(end_by)? {
+                        if let Event::End(_) = event {
+                            break;
+                        }
+                    }
+                    let (mut link, info) = (self.link, self.info);
+                    link.send(&configure(tap_endpoint))?;
+                    link.send(&HostMessage::Start)?;
+                    return Ok((Press::Tap, SerialSource::started(link, info)));
+                }
+                _ => {}
+            }
+        }
+        let mut source = SerialSource::started(self.link, self.info);
+        source.queue = early;
+        source.seq = seq;
+        Ok((Press::Hold, source))
+    }
+}
+
+/// How the button was pressed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Press {
+    /// Held past the tap time: the release ends the capture.
+    Hold,
+    /// Let go at once: the dongle's end of speech ends the capture.
+    Tap,
+}
+
+fn configure(endpoint: &EndpointConfig) -> HostMessage {
+    let ms = |d: yazses_core::time::Duration| d.total_millis().min(u64::from(u32::MAX)) as u32;
+    HostMessage::Configure {
+        preset: WirePreset::Default,
+        end_silence_ms: ms(endpoint.end_silence),
+        no_speech_ms: ms(endpoint.no_speech),
+        timeout_ms: ms(endpoint.timeout.unwrap_or(yazses_core::endpoint::HARD_CAP)),
     }
 }
 

@@ -19,7 +19,7 @@
 //! `--press-ms N` and `--release-ms M` press and release the push-to-talk button at those
 //! times: the recording then plays as the room's sound from the simulator's start, and
 //! the dongle hears it only while the button is down (as a real one, whose microphone is
-//! off until the press).
+//! off until the press). That clock starts once the host has configured the dongle.
 
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Write};
@@ -218,25 +218,32 @@ fn run(args: &Args) -> Result<(), String> {
     let mut last_stall = started;
     // With the button in play, the recording is the room's sound on the simulator's own
     // clock; without it, it starts with the capture the host asks for.
+    // The room's clock starts when the host has configured the dongle (a real one is
+    // plugged in long before anyone presses its button).
     let room = args.press_ms.is_some();
+    let mut configured = !room;
     let mut ticks = 0u64;
     loop {
-        if room {
+        if room && configured {
             let now_ms = ticks * 10;
+            // The room's sound goes on whether or not the dongle listens.
+            frame_at = (now_ms * 16) as usize;
             if args.press_ms == Some(now_ms) {
-                frame_at = (now_ms * 16) as usize;
                 dongle.on_button(true, |d| out.emit(d));
             }
             if args.release_ms == Some(now_ms) {
                 dongle.on_button(false, |d| out.emit(d));
             }
         }
-        ticks += 1;
+        if configured {
+            ticks += 1;
+        }
         for m in pending.drain(..) {
             out.send(&m).map_err(|e| e.to_string())?;
         }
         // The host's messages, then one frame of "microphone".
         while let Ok(m) = rx.try_recv() {
+            configured |= matches!(m, HostMessage::Configure { .. });
             dongle.on_host(m, |d| out.emit(d));
         }
         if dongle.is_capturing() {
@@ -268,6 +275,9 @@ fn run(args: &Args) -> Result<(), String> {
                 );
                 return Ok(());
             }
+        } else if room && frame_at < audio.samples.len() + 16_000 {
+            // The recording (and a second after it) is still playing: the host may start
+            // another capture (a tap's), as it would in a room.
         } else if captured_once {
             eprintln!(
                 "yazses-dongle-sim: capture over; {} frames sent, {} dropped, {} corrupted",
