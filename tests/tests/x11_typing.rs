@@ -37,3 +37,12 @@ fn non_ascii_arrives_intact_under_a_german_layout() {
     let text = "Grüße, café: naïve Ärger über ğ und 5 € (yz swap?)";
     assert_eq!(typed_into_xterm("de", text), text);
 }
+
+#[test]
+fn more_distinct_characters_than_spare_keys_arrive_in_order() {
+    // Every printable ASCII character and a few more: more distinct keysyms than the typer
+    // maps at once (64), so it types in several batches.
+    let mut text: String = (' '..='~').collect();
+    text.push_str(" äöüß€ğ");
+    assert_eq!(typed_into_xterm("de", &text), text);
+}

@@ -3,9 +3,10 @@
 //! Typing on X11 goes through the XTEST extension, and is layout-independent: each
 //! character's keysym is put on a spare keycode (one the current keymap leaves empty),
 //! that key is pressed and released, and the spare keycodes are emptied again at the end.
+//! Keys are mapped a batch at a time (as many distinct characters as there are spare keys),
+//! so clients reread the keymap once per batch rather than once per character.
 //! No character is mapped to a US key position, so a German or French layout, or
-//! "Grüße, café", arrives as written. Several spare keycodes are used in turn, so a client
-//! that reads the keymap a little late still finds the right keysym on the key it was sent.
+//! "Grüße, café", arrives as written.
 //!
 //! On Wayland there is no portable way for a client to type; `wtype` (the
 //! virtual-keyboard protocol, which types Unicode itself) is run, else `ydotool type`.
@@ -13,7 +14,9 @@
 use std::io::Write;
 
 use x11rb::connection::Connection;
-use x11rb::protocol::xproto::{ConnectionExt as _, Keycode, Keysym};
+use x11rb::protocol::xproto::{
+    ConnectionExt as _, KEY_PRESS_EVENT, KEY_RELEASE_EVENT, Keycode, Keysym,
+};
 use x11rb::protocol::xtest::ConnectionExt as _;
 
 /// Why text could not be delivered.
@@ -78,7 +81,7 @@ impl std::fmt::Debug for X11Typer {
 }
 
 /// How many spare keycodes to rotate through.
-const SPARE_KEYS: usize = 8;
+const SPARE_KEYS: usize = 64;
 
 impl X11Typer {
     /// Connects to `$DISPLAY` and finds spare keycodes.
@@ -120,33 +123,68 @@ impl X11Typer {
         }
         Ok(X11Typer { conn, spare })
     }
+}
 
-    fn map_key(&self, key: Keycode, sym: Keysym) -> Result<(), DeliverError> {
+impl X11Typer {
+    fn type_batches(
+        &self,
+        syms: &[Keysym],
+        held: &mut [Option<Keysym>],
+    ) -> Result<(), DeliverError> {
         let failed =
             |e: &dyn std::fmt::Display| DeliverError::Failed(format!("typing on X11: {e}"));
-        self.conn
-            .change_keyboard_mapping(1, key, 2, &[sym, sym])
-            .map_err(|e| failed(&e))?;
-        // A round trip, so the server has applied the mapping before the key is pressed.
-        self.conn
-            .get_input_focus()
-            .map_err(|e| failed(&e))?
-            .reply()
-            .map_err(|e| failed(&e))?;
+        for (i, batch) in batches(syms, self.spare.len()).iter().enumerate() {
+            if i > 0 {
+                // Keys are about to be given new keysyms: let clients read the keymap the
+                // previous batch's keys were sent with first.
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            // One keymap change per needed key, then one round trip, then every key of the
+            // batch: clients see one MappingNotify per batch, not one per character.
+            let mut slot_of = Vec::with_capacity(batch.len());
+            let mut fresh = Vec::new();
+            for &sym in batch {
+                let slot = match held.iter().position(|&h| h == Some(sym)) {
+                    Some(slot) => slot,
+                    None => {
+                        let slot = (0..held.len())
+                            .find(|s| !fresh.contains(s) && !batch.contains(&held[*s].unwrap_or(0)))
+                            .expect("a batch never needs more keys than there are");
+                        self.conn
+                            .change_keyboard_mapping(1, self.spare[slot], 2, &[sym, sym])
+                            .map_err(|e| failed(&e))?;
+                        held[slot] = Some(sym);
+                        fresh.push(slot);
+                        slot
+                    }
+                };
+                slot_of.push(slot);
+            }
+            self.sync()?;
+            for slot in slot_of {
+                for kind in [KEY_PRESS_EVENT, KEY_RELEASE_EVENT] {
+                    self.conn
+                        .xtest_fake_input(
+                            kind,
+                            self.spare[slot],
+                            x11rb::CURRENT_TIME,
+                            x11rb::NONE,
+                            0,
+                            0,
+                            0,
+                        )
+                        .map_err(|e| failed(&e))?;
+                }
+            }
+            self.sync()?;
+        }
         Ok(())
     }
 
-    fn tap(&self, key: Keycode) -> Result<(), DeliverError> {
+    /// A round trip: everything sent so far has been handled by the server.
+    fn sync(&self) -> Result<(), DeliverError> {
         let failed =
             |e: &dyn std::fmt::Display| DeliverError::Failed(format!("typing on X11: {e}"));
-        for kind in [
-            x11rb::protocol::xproto::KEY_PRESS_EVENT,
-            x11rb::protocol::xproto::KEY_RELEASE_EVENT,
-        ] {
-            self.conn
-                .xtest_fake_input(kind, key, x11rb::CURRENT_TIME, x11rb::NONE, 0, 0, 0)
-                .map_err(|e| failed(&e))?;
-        }
         self.conn
             .get_input_focus()
             .map_err(|e| failed(&e))?
@@ -158,32 +196,12 @@ impl X11Typer {
 
 impl Deliver for X11Typer {
     fn deliver(&mut self, text: &str) -> Result<(), DeliverError> {
-        // Which keysym each spare key holds now, to skip remapping a repeated character.
+        let syms: Vec<Keysym> = text.chars().filter_map(keysym).collect();
+        // Which keysym each spare key holds now.
         let mut held: Vec<Option<Keysym>> = vec![None; self.spare.len()];
-        let mut next = 0;
-        let result = (|| {
-            for c in text.chars() {
-                let Some(sym) = keysym(c) else { continue };
-                let slot = match held.iter().position(|&h| h == Some(sym)) {
-                    Some(slot) => slot,
-                    None => {
-                        let slot = next;
-                        next = (next + 1) % self.spare.len();
-                        if held[slot].is_some() {
-                            // The key is reused: give clients a moment to have read the
-                            // keymap they were sent with its previous keysym.
-                            std::thread::sleep(std::time::Duration::from_millis(15));
-                        }
-                        self.map_key(self.spare[slot], sym)?;
-                        held[slot] = Some(sym);
-                        slot
-                    }
-                };
-                self.tap(self.spare[slot])?;
-            }
-            Ok(())
-        })();
-        // Leave the keymap as it was, whatever happened; after a pause for the last key.
+        let result = self.type_batches(&syms, &mut held);
+        // Leave the keymap as it was, whatever happened; after a pause in which clients
+        // read the keymap the last keys were sent with.
         std::thread::sleep(std::time::Duration::from_millis(50));
         for (slot, h) in held.iter().enumerate() {
             if h.is_some() {
@@ -195,6 +213,26 @@ impl Deliver for X11Typer {
         let _ = self.conn.flush();
         result
     }
+}
+
+/// Splits `syms` into batches, each needing at most one spare key per distinct keysym.
+fn batches(syms: &[Keysym], keys: usize) -> Vec<Vec<Keysym>> {
+    let mut batches: Vec<Vec<Keysym>> = Vec::new();
+    let mut distinct: Vec<Keysym> = Vec::new();
+    for &sym in syms {
+        if !distinct.contains(&sym) {
+            if distinct.len() == keys {
+                distinct.clear();
+                batches.push(Vec::new());
+            }
+            distinct.push(sym);
+        }
+        if batches.is_empty() {
+            batches.push(Vec::new());
+        }
+        batches.last_mut().expect("one batch at least").push(sym);
+    }
+    batches
 }
 
 /// The X keysym that types `c`: Latin-1 characters are their own keysyms, other Unicode
@@ -281,6 +319,17 @@ mod tests {
         assert_eq!(keysym('ğ'), Some(0x0100_011f));
         assert_eq!(keysym('\n'), Some(0xff0d));
         assert_eq!(keysym('\u{1b}'), None);
+    }
+
+    #[test]
+    fn batches_hold_no_more_distinct_keysyms_than_there_are_spare_keys() {
+        let syms: Vec<Keysym> = "abcabcdd".chars().map(|c| c as u32).collect();
+        let b = batches(&syms, 3);
+        assert_eq!(b.len(), 2);
+        assert_eq!(b[0], syms[..6]);
+        assert_eq!(b[1], syms[6..]);
+        assert_eq!(batches(&syms, 64), [syms.clone()]);
+        assert!(batches(&[], 4).is_empty());
     }
 
     #[test]
