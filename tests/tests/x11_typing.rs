@@ -15,7 +15,9 @@ fn typed_into_xterm(layout: &str, text: &str) -> String {
         layout_set.status.success(),
         "setxkbmap {layout}: {layout_set:?}"
     );
-    let out = scratch().join(format!("xterm-{layout}-{}.txt", std::process::id()));
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let out = scratch().join(format!("xterm-{layout}-{}-{n}.txt", std::process::id()));
     let _ = std::fs::remove_file(&out);
     let mut xterm = x.xterm_into(&out);
     let mut typer = X11Typer::connect_to(Some(&x.display)).expect("the typer connects");
