@@ -328,7 +328,7 @@ mod tests {
         assert_eq!(b.len(), 2);
         assert_eq!(b[0], syms[..6]);
         assert_eq!(b[1], syms[6..]);
-        assert_eq!(batches(&syms, 64), [syms.clone()]);
+        assert_eq!(batches(&syms, 64), vec![syms.clone()]);
         assert!(batches(&[], 4).is_empty());
     }
 
