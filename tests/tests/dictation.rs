@@ -55,18 +55,39 @@ fn said(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).trim().to_owned()
 }
 
-/// Starts `yazses dictate --output stdout` and waits until its socket answers.
-fn start_dictation(runtime: &Path, config: &Path) -> Child {
-    let child = Command::new(yazses_bin())
+/// A dictation process, killed when dropped (a failing test leaves none behind).
+struct Dictation(Child);
+
+impl Drop for Dictation {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Starts `yazses dictate --output OUTPUT` (with `display` as its X display, if any) and
+/// waits until its socket answers.
+fn start_dictation(
+    runtime: &Path,
+    config: &Path,
+    output: &str,
+    display: Option<&str>,
+) -> Dictation {
+    let mut command = Command::new(yazses_bin());
+    command
         .arg("--config")
         .arg(config)
-        .args(["dictate", "--output", "stdout"])
+        .args(["dictate", "--output", output])
         .env("YAZSES_RUNTIME_DIR", runtime)
+        .env_remove("WAYLAND_DISPLAY")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+        .stderr(Stdio::null());
+    match display {
+        Some(d) => command.env("DISPLAY", d),
+        None => command.env_remove("DISPLAY"),
+    };
+    let child = Dictation(command.spawn().unwrap());
     let deadline = Instant::now() + Duration::from_secs(30);
     while !yazses(runtime, config, &["dictate", "status"])
         .status
@@ -81,6 +102,19 @@ fn start_dictation(runtime: &Path, config: &Path) -> Child {
     child
 }
 
+/// The first line the dictation process prints, within 60 s.
+fn first_line(dictation: &mut Dictation) -> String {
+    let stdout = dictation.0.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        let _ = BufReader::new(stdout).read_line(&mut line);
+        let _ = tx.send(line);
+    });
+    rx.recv_timeout(Duration::from_secs(60))
+        .expect("nothing was dictated within 60 s")
+}
+
 #[test]
 fn toggle_dictates_a_line_and_ask_human_is_refused_meanwhile() {
     let runtime = runtime_dir("dictate");
@@ -90,14 +124,14 @@ fn toggle_dictates_a_line_and_ask_human_is_refused_meanwhile() {
     let err = String::from_utf8_lossy(&none.stderr);
     assert!(err.contains("no yazses dictate is running"), "{err}");
 
-    let mut dictation = start_dictation(&runtime, &cfg);
+    let mut dictation = start_dictation(&runtime, &cfg, "stdout", None);
     let second = yazses(&runtime, &cfg, &["dictate", "--output", "stdout"]);
     let err = String::from_utf8_lossy(&second.stderr);
     assert!(!second.status.success(), "a second dictation was allowed");
     assert!(
         err.contains(&format!(
             "already running for this user (pid {})",
-            dictation.id()
+            dictation.0.id()
         )),
         "{err}"
     );
@@ -109,7 +143,7 @@ fn toggle_dictates_a_line_and_ask_human_is_refused_meanwhile() {
     let status: Value =
         serde_json::from_str(&said(&yazses(&runtime, &cfg, &["status", "--json"]))).unwrap();
     assert_eq!(status["mic"]["purpose"], "dictate", "{status}");
-    assert_eq!(status["mic"]["pid"], dictation.id(), "{status}");
+    assert_eq!(status["mic"]["pid"], dictation.0.id(), "{status}");
 
     let mut agent = StdioClient::start(&cfg, &runtime, "agent");
     agent.call(1, "ask_human", json!({"question": "Which model?"}));
@@ -124,10 +158,7 @@ fn toggle_dictates_a_line_and_ask_human_is_refused_meanwhile() {
     std::thread::sleep(Duration::from_secs(7));
     let done = said(&yazses(&runtime, &cfg, &["dictate", "toggle"]));
     assert!(done.starts_with("delivered"), "{done}");
-    let mut line = String::new();
-    BufReader::new(dictation.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
+    let line = first_line(&mut dictation);
     let words = line.to_lowercase();
     assert!(
         words.contains("smaller model") && words.contains("friday"),
@@ -144,8 +175,7 @@ fn toggle_dictates_a_line_and_ask_human_is_refused_meanwhile() {
     let status: Value =
         serde_json::from_str(&said(&yazses(&runtime, &cfg, &["status", "--json"]))).unwrap();
     assert_eq!(status["mic"], Value::Null, "{status}");
-    dictation.kill().unwrap();
-    dictation.wait().unwrap();
+    drop(dictation);
 }
 
 /// The whole path onto a real display: the recording is heard, transcribed and typed by
@@ -159,29 +189,7 @@ fn dictated_words_are_typed_into_a_real_x_client() {
     let mut xterm = x.xterm_into(&out);
     let runtime = runtime_dir("dictate-x11");
     let cfg = config("x11");
-    let mut dictation = Command::new(yazses_bin())
-        .arg("--config")
-        .arg(&cfg)
-        .args(["dictate", "--output", "type"])
-        .env("YAZSES_RUNTIME_DIR", &runtime)
-        .env("DISPLAY", &x.display)
-        .env_remove("WAYLAND_DISPLAY")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !yazses(&runtime, &cfg, &["dictate", "status"])
-        .status
-        .success()
-    {
-        assert!(
-            Instant::now() < deadline,
-            "the dictation process never answered"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let dictation = start_dictation(&runtime, &cfg, "type", Some(&x.display));
     assert_eq!(
         said(&yazses(&runtime, &cfg, &["dictate", "start"])),
         "listening"
@@ -195,8 +203,7 @@ fn dictated_words_are_typed_into_a_real_x_client() {
         words.contains("smaller model") && words.contains("friday"),
         "{typed:?}"
     );
-    dictation.kill().unwrap();
-    dictation.wait().unwrap();
+    drop(dictation);
     let _ = xterm.kill();
     let _ = xterm.wait();
 }
@@ -211,29 +218,7 @@ fn the_x11_hotkey_toggles_a_dictation() {
     let mut text = std::fs::read_to_string(&cfg).unwrap();
     text.push_str("[dictate]\ntrigger = [\"command\", \"hotkey\"]\nhotkey = \"ctrl+alt+space\"\n");
     std::fs::write(&cfg, text).unwrap();
-    let mut dictation = Command::new(yazses_bin())
-        .arg("--config")
-        .arg(&cfg)
-        .args(["dictate", "--output", "stdout"])
-        .env("YAZSES_RUNTIME_DIR", &runtime)
-        .env("DISPLAY", &x.display)
-        .env_remove("WAYLAND_DISPLAY")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !yazses(&runtime, &cfg, &["dictate", "status"])
-        .status
-        .success()
-    {
-        assert!(
-            Instant::now() < deadline,
-            "the dictation process never answered"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let mut dictation = start_dictation(&runtime, &cfg, "stdout", Some(&x.display));
     const CTRL: u32 = 0xffe3;
     const ALT: u32 = 0xffe9;
     x.chord(&[CTRL, ALT, 0x20]);
@@ -247,14 +232,10 @@ fn the_x11_hotkey_toggles_a_dictation() {
     }
     std::thread::sleep(Duration::from_secs(7));
     x.chord(&[CTRL, ALT, 0x20]);
-    let mut line = String::new();
-    BufReader::new(dictation.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
+    let line = first_line(&mut dictation);
     let words = line.to_lowercase();
     assert!(words.contains("smaller model"), "{line}");
-    dictation.kill().unwrap();
-    dictation.wait().unwrap();
+    drop(dictation);
 }
 
 /// A dictation process with the `dongle` trigger on a real pty, the simulator playing
@@ -274,46 +255,18 @@ fn dongle_dictation(name: &str, sim_flags: &[&str], during: impl FnOnce(&Path, &
     );
     text.push_str("[dictate]\ntrigger = \"dongle\"\n");
     std::fs::write(&cfg, text).unwrap();
-    let mut dictation = Command::new(yazses_bin())
-        .arg("--config")
-        .arg(&cfg)
-        .args(["dictate", "--output", "stdout"])
-        .env("YAZSES_RUNTIME_DIR", &runtime)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !yazses(&runtime, &cfg, &["dictate", "status"])
-        .status
-        .success()
-    {
-        assert!(
-            Instant::now() < deadline,
-            "the dictation process never answered"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let mut dictation = start_dictation(&runtime, &cfg, "stdout", None);
     let mut sim = pty.simulate(
         Path::new(env!("CARGO_BIN_EXE_yazses-dongle-sim")),
         &repo_root().join("fixtures/speech/answer.wav"),
         sim_flags,
     );
     during(&runtime, &cfg);
-    let stdout = dictation.stdout.take().unwrap();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let mut line = String::new();
-        let _ = BufReader::new(stdout).read_line(&mut line);
-        let _ = tx.send(line);
-    });
-    let line = rx.recv_timeout(Duration::from_secs(60));
+    let line = first_line(&mut dictation);
     let _ = sim.kill();
     let _ = sim.wait();
-    dictation.kill().unwrap();
-    dictation.wait().unwrap();
-    line.expect("nothing was dictated within 60 s")
+    drop(dictation);
+    line
 }
 
 /// The `dongle` trigger over a real pty: the simulated dongle's button goes down just
