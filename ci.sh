@@ -83,9 +83,9 @@ test)
     exit 1
   fi
   # The dictation tests type into an xterm on Xvfb, under a US and a German layout.
-  for tool in Xvfb xterm setxkbmap; do
+  for tool in Xvfb xterm setxkbmap xclip; do
     if ! command -v "$tool" >/dev/null; then
-      echo "./ci.sh test needs $tool for the dictation typing tests: sudo apt-get install xvfb xterm x11-xkb-utils" >&2
+      echo "./ci.sh test needs $tool for the dictation typing tests: sudo apt-get install xvfb xterm x11-xkb-utils xclip" >&2
       exit 1
     fi
   done

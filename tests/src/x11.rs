@@ -61,7 +61,13 @@ impl Xvfb {
     /// An xterm over the whole screen whose shell copies every typed character into
     /// `out` as it arrives (no line buffering, no echo), in a UTF-8 locale.
     pub fn xterm_into(&self, out: &Path) -> Child {
+        self.xterm_with(out, &[])
+    }
+
+    /// [`Xvfb::xterm_into`] with more xterm options (resources, translations).
+    pub fn xterm_with(&self, out: &Path, options: &[&str]) -> Child {
         let child = Command::new("xterm")
+            .args(options)
             .args(["-geometry", "400x200+0+0", "-u8", "-e", "sh", "-c"])
             .arg(format!(
                 "stty -icanon -echo; exec cat > '{}'",

@@ -89,9 +89,7 @@ pub(super) fn run(args: DictateArgs, config: &config::Config) -> anyhow::Result<
     let deliver: Box<dyn Deliver> = match d.output {
         OutputKind::Stdout => Box::new(output::Stdout),
         OutputKind::Type => output::typer()?,
-        OutputKind::Paste => anyhow::bail!(
-            "dictate.output = \"paste\" is not available in this version yet; use \"type\" or \"stdout\""
-        ),
+        OutputKind::Paste => output::paster()?,
     };
     let dir = coord.dir().clone();
     let _instance = single_instance(&dir)?;

@@ -5,6 +5,7 @@
 //!
 //! - [`control`]: the Unix socket that `yazses dictate toggle|start|stop` talks to.
 //! - [`hotkey`]: the X11 key grab that toggles a dictation.
+//! - [`paste`]: the X11 clipboard paste, which gives the clipboard back afterwards.
 //! - [`output`]: the typers (X11 XTEST, Wayland `wtype`/`ydotool`) and stdout.
 //!
 //! One dictation process per user: `dictate.lock` in the runtime dir is held for the
@@ -13,6 +14,7 @@
 pub mod control;
 pub mod hotkey;
 pub mod output;
+pub mod paste;
 
 use std::io::Write;
 use std::os::unix::net::UnixStream;

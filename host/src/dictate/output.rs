@@ -2,9 +2,11 @@
 //!
 //! Typing on X11 goes through the XTEST extension, and is layout-independent: each
 //! character's keysym is put on a spare keycode (one the current keymap leaves empty),
-//! that key is pressed and released, and the spare keycodes are emptied again at the end.
-//! Keys are mapped a batch at a time (as many distinct characters as there are spare keys),
-//! so clients reread the keymap once per batch rather than once per character.
+//! that key is pressed and released; the spare keycodes are emptied again when the typer
+//! ends. Characters the current layout already has a key for (on its first level, or the
+//! second with Shift) are typed on that key, so ordinary text changes no keymap at all.
+//! The others are mapped a batch at a time (as many distinct characters as there are spare
+//! keys), so clients reread the keymap once per batch rather than once per character.
 //! No character is mapped to a US key position, so a German or French layout, or
 //! "Grüße, café", arrives as written.
 //!
@@ -15,7 +17,8 @@ use std::io::Write;
 
 use x11rb::connection::Connection;
 use x11rb::protocol::xproto::{
-    ConnectionExt as _, KEY_PRESS_EVENT, KEY_RELEASE_EVENT, Keycode, Keysym,
+    AutoRepeatMode, ChangeKeyboardControlAux, ConnectionExt as _, KEY_PRESS_EVENT,
+    KEY_RELEASE_EVENT, Keycode, Keysym,
 };
 use x11rb::protocol::xtest::ConnectionExt as _;
 
@@ -66,10 +69,27 @@ pub fn typer() -> Result<Box<dyn Deliver>, DeliverError> {
     ))
 }
 
+/// The paster for this session: the X11 clipboard; on Wayland not built yet.
+pub fn paster() -> Result<Box<dyn Deliver>, DeliverError> {
+    let x11 = std::env::var_os("DISPLAY").is_some_and(|v| !v.is_empty());
+    if std::env::var_os("WAYLAND_DISPLAY").is_some_and(|v| !v.is_empty()) || !x11 {
+        return Err(DeliverError::Unavailable(
+            "dictate.output = \"paste\" works on X11 only in this version; use \"type\" (wtype or ydotool on Wayland) or \"stdout\"".into(),
+        ));
+    }
+    Ok(Box::new(super::paste::X11Paster::connect_to(None)?))
+}
+
 /// Types through the X server's XTEST extension.
 pub struct X11Typer {
     conn: x11rb::rust_connection::RustConnection,
+    /// Consecutive empty keycodes.
     spare: Vec<Keycode>,
+    /// Which keysym each spare key holds now. Kept between utterances (a repeated
+    /// character needs no new mapping) and emptied when the typer is dropped: emptying
+    /// them right after typing could reach a client before it has read the keys it was
+    /// sent.
+    held: Vec<Option<Keysym>>,
 }
 
 impl std::fmt::Debug for X11Typer {
@@ -80,7 +100,7 @@ impl std::fmt::Debug for X11Typer {
     }
 }
 
-/// How many spare keycodes to rotate through.
+/// The most spare keycodes used.
 const SPARE_KEYS: usize = 64;
 
 impl X11Typer {
@@ -106,8 +126,9 @@ impl X11Typer {
             .reply()
             .map_err(|e| unavailable(e.to_string()))?;
         let per = usize::from(map.keysyms_per_keycode).max(1);
-        // Spare: keycodes with no keysym at all, from the top (where layouts leave gaps).
-        let spare: Vec<Keycode> = map
+        // Spare: keycodes with no keysym at all, from the top (where layouts leave gaps),
+        // in ascending order so that runs of them are mapped by one request each.
+        let mut spare: Vec<Keycode> = map
             .keysyms
             .chunks(per)
             .enumerate()
@@ -116,65 +137,145 @@ impl X11Typer {
             .rev()
             .take(SPARE_KEYS)
             .collect();
+        spare.sort_unstable();
         if spare.is_empty() {
             return Err(unavailable(
                 "the keyboard map has no free keycode to type unusual characters with".into(),
             ));
         }
-        Ok(X11Typer { conn, spare })
+        // A busy machine can hold a key down long enough to repeat: not these keys.
+        for &key in &spare {
+            conn.change_keyboard_control(
+                &ChangeKeyboardControlAux::new()
+                    .key(u32::from(key))
+                    .auto_repeat_mode(AutoRepeatMode::OFF),
+            )
+            .map_err(|e| unavailable(e.to_string()))?;
+        }
+        let held = vec![None; spare.len()];
+        Ok(X11Typer { conn, spare, held })
     }
 }
 
+/// How one character is typed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stroke {
+    /// A key the current layout already has for it, with Shift or without.
+    Key { code: Keycode, shift: bool },
+    /// A spare key given this keysym.
+    Spare(Keysym),
+}
+
 impl X11Typer {
-    fn type_batches(
-        &self,
-        syms: &[Keysym],
-        held: &mut [Option<Keysym>],
+    /// How each keysym is typed under the keymap the server has now: a key that types it
+    /// (first level, or second with Shift) where the layout has one, so ordinary text
+    /// needs no keymap change at all (no client has to reread the keymap in time); a spare
+    /// key otherwise.
+    fn strokes(&self, syms: &[Keysym]) -> Result<(Vec<Stroke>, Option<Keycode>), DeliverError> {
+        let failed =
+            |e: &dyn std::fmt::Display| DeliverError::Failed(format!("typing on X11: {e}"));
+        let setup = self.conn.setup();
+        let (min, max) = (setup.min_keycode, setup.max_keycode);
+        let map = self
+            .conn
+            .get_keyboard_mapping(min, max - min + 1)
+            .map_err(|e| failed(&e))?
+            .reply()
+            .map_err(|e| failed(&e))?;
+        let per = usize::from(map.keysyms_per_keycode).max(1);
+        let keys: Vec<(Keycode, &[Keysym])> = map
+            .keysyms
+            .chunks(per)
+            .enumerate()
+            .map(|(i, syms)| (min + i as u8, syms))
+            .filter(|(code, _)| !self.spare.contains(code))
+            .collect();
+        let find = |sym: Keysym, level: usize| {
+            keys.iter()
+                .find(|(_, syms)| syms.get(level) == Some(&sym))
+                .map(|(code, _)| *code)
+        };
+        let shift = find(0xffe1, 0); // Shift_L
+        let strokes = syms
+            .iter()
+            .map(|&sym| {
+                if let Some(code) = find(sym, 0) {
+                    return Stroke::Key { code, shift: false };
+                }
+                match (find(sym, 1), shift) {
+                    (Some(code), Some(_)) => Stroke::Key { code, shift: true },
+                    _ => Stroke::Spare(sym),
+                }
+            })
+            .collect();
+        Ok((strokes, shift))
+    }
+
+    fn type_strokes(
+        &mut self,
+        strokes: &[Stroke],
+        shift: Option<Keycode>,
     ) -> Result<(), DeliverError> {
         let failed =
             |e: &dyn std::fmt::Display| DeliverError::Failed(format!("typing on X11: {e}"));
-        for (i, batch) in batches(syms, self.spare.len()).iter().enumerate() {
-            if i > 0 {
-                // Keys are about to be given new keysyms: let clients read the keymap the
-                // previous batch's keys were sent with first.
-                std::thread::sleep(std::time::Duration::from_millis(20));
+        let spare_sym = |s: &Stroke| match s {
+            Stroke::Spare(sym) => Some(*sym),
+            Stroke::Key { .. } => None,
+        };
+        for batch in batches(strokes, self.spare.len(), spare_sym) {
+            let mut changed = false;
+            let needed: Vec<Keysym> = batch.iter().filter_map(spare_sym).collect();
+            for &sym in &needed {
+                if !self.held.contains(&Some(sym)) {
+                    let slot = (0..self.held.len())
+                        .find(|&s| self.held[s].is_none_or(|h| !needed.contains(&h)))
+                        .expect("a batch never needs more keys than there are");
+                    self.held[slot] = Some(sym);
+                    changed = true;
+                }
             }
-            // One keymap change per needed key, then one round trip, then every key of the
-            // batch: clients see one MappingNotify per batch, not one per character.
-            let mut slot_of = Vec::with_capacity(batch.len());
-            let mut fresh = Vec::new();
-            for &sym in batch {
-                let slot = match held.iter().position(|&h| h == Some(sym)) {
-                    Some(slot) => slot,
-                    None => {
-                        let slot = (0..held.len())
-                            .find(|s| !fresh.contains(s) && !batch.contains(&held[*s].unwrap_or(0)))
-                            .expect("a batch never needs more keys than there are");
-                        self.conn
-                            .change_keyboard_mapping(1, self.spare[slot], 2, &[sym, sym])
-                            .map_err(|e| failed(&e))?;
-                        held[slot] = Some(sym);
-                        fresh.push(slot);
-                        slot
-                    }
-                };
-                slot_of.push(slot);
-            }
-            self.sync()?;
-            for slot in slot_of {
-                for kind in [KEY_PRESS_EVENT, KEY_RELEASE_EVENT] {
+            if changed {
+                // One request per run of consecutive spare keys, then a pause in which
+                // clients reread the keymap before the first key that needs it arrives.
+                for (start, len) in runs(&self.spare) {
+                    let flat: Vec<Keysym> = self.held[start..start + len]
+                        .iter()
+                        .flat_map(|h| [h.unwrap_or(0), h.unwrap_or(0)])
+                        .collect();
                     self.conn
-                        .xtest_fake_input(
-                            kind,
-                            self.spare[slot],
-                            x11rb::CURRENT_TIME,
-                            x11rb::NONE,
-                            0,
-                            0,
-                            0,
-                        )
+                        .change_keyboard_mapping(len as u8, self.spare[start], 2, &flat)
                         .map_err(|e| failed(&e))?;
                 }
+                self.sync()?;
+                std::thread::sleep(std::time::Duration::from_millis(30));
+            }
+            let mut events: Vec<(u8, Keycode)> = Vec::new();
+            for stroke in batch {
+                let (code, shifted) = match *stroke {
+                    Stroke::Key { code, shift } => (code, shift),
+                    Stroke::Spare(sym) => {
+                        let slot = self
+                            .held
+                            .iter()
+                            .position(|&h| h == Some(sym))
+                            .expect("mapped above");
+                        (self.spare[slot], false)
+                    }
+                };
+                let shift_key = shift.filter(|_| shifted);
+                if let Some(s) = shift_key {
+                    events.push((KEY_PRESS_EVENT, s));
+                }
+                events.push((KEY_PRESS_EVENT, code));
+                events.push((KEY_RELEASE_EVENT, code));
+                if let Some(s) = shift_key {
+                    events.push((KEY_RELEASE_EVENT, s));
+                }
+            }
+            for (kind, code) in events {
+                self.conn
+                    .xtest_fake_input(kind, code, x11rb::CURRENT_TIME, x11rb::NONE, 0, 0, 0)
+                    .map_err(|e| failed(&e))?;
             }
             self.sync()?;
         }
@@ -197,42 +298,60 @@ impl X11Typer {
 impl Deliver for X11Typer {
     fn deliver(&mut self, text: &str) -> Result<(), DeliverError> {
         let syms: Vec<Keysym> = text.chars().filter_map(keysym).collect();
-        // Which keysym each spare key holds now.
-        let mut held: Vec<Option<Keysym>> = vec![None; self.spare.len()];
-        let result = self.type_batches(&syms, &mut held);
-        // Leave the keymap as it was, whatever happened; after a pause in which clients
-        // read the keymap the last keys were sent with.
-        std::thread::sleep(std::time::Duration::from_millis(50));
-        for (slot, h) in held.iter().enumerate() {
-            if h.is_some() {
-                let _ = self
-                    .conn
-                    .change_keyboard_mapping(1, self.spare[slot], 2, &[0, 0]);
-            }
-        }
-        let _ = self.conn.flush();
-        result
+        let (strokes, shift) = self.strokes(&syms)?;
+        self.type_strokes(&strokes, shift)
     }
 }
 
-/// Splits `syms` into batches, each needing at most one spare key per distinct keysym.
-fn batches(syms: &[Keysym], keys: usize) -> Vec<Vec<Keysym>> {
-    let mut batches: Vec<Vec<Keysym>> = Vec::new();
+impl Drop for X11Typer {
+    fn drop(&mut self) {
+        // Leave the keymap as it was.
+        if self.held.iter().any(Option::is_some) {
+            for (start, len) in runs(&self.spare) {
+                let empty = vec![0; 2 * len];
+                let _ = self
+                    .conn
+                    .change_keyboard_mapping(len as u8, self.spare[start], 2, &empty);
+            }
+            let _ = self.conn.flush();
+        }
+    }
+}
+
+/// Runs of consecutive keycodes in `keys` (ascending): (index of the first, length).
+fn runs(keys: &[Keycode]) -> Vec<(usize, usize)> {
+    let mut out: Vec<(usize, usize)> = Vec::new();
+    for (i, &k) in keys.iter().enumerate() {
+        match out.last_mut() {
+            Some((start, len)) if keys[*start] as usize + *len == k as usize => *len += 1,
+            _ => out.push((i, 1)),
+        }
+    }
+    out
+}
+
+/// Splits `items` into runs in order, each needing at most `keys` distinct keysyms on spare
+/// keys (`spare_sym` says which keysym an item needs a spare key for, if any).
+fn batches<T>(items: &[T], keys: usize, spare_sym: impl Fn(&T) -> Option<Keysym>) -> Vec<&[T]> {
+    let mut out = Vec::new();
+    let mut start = 0;
     let mut distinct: Vec<Keysym> = Vec::new();
-    for &sym in syms {
-        if !distinct.contains(&sym) {
+    for (i, item) in items.iter().enumerate() {
+        if let Some(sym) = spare_sym(item)
+            && !distinct.contains(&sym)
+        {
             if distinct.len() == keys {
+                out.push(&items[start..i]);
+                start = i;
                 distinct.clear();
-                batches.push(Vec::new());
             }
             distinct.push(sym);
         }
-        if batches.is_empty() {
-            batches.push(Vec::new());
-        }
-        batches.last_mut().expect("one batch at least").push(sym);
     }
-    batches
+    if start < items.len() {
+        out.push(&items[start..]);
+    }
+    out
 }
 
 /// The X keysym that types `c`: Latin-1 characters are their own keysyms, other Unicode
@@ -324,12 +443,22 @@ mod tests {
     #[test]
     fn batches_hold_no_more_distinct_keysyms_than_there_are_spare_keys() {
         let syms: Vec<Keysym> = "abcabcdd".chars().map(|c| c as u32).collect();
-        let b = batches(&syms, 3);
-        assert_eq!(b.len(), 2);
-        assert_eq!(b[0], syms[..6]);
-        assert_eq!(b[1], syms[6..]);
-        assert_eq!(batches(&syms, 64), vec![syms.clone()]);
-        assert!(batches(&[], 4).is_empty());
+        let b = batches(&syms, 3, |&s| Some(s));
+        assert_eq!(b, [&syms[..6], &syms[6..]]);
+        assert_eq!(batches(&syms, 64, |&s| Some(s)), [&syms[..]]);
+        // Items that need no spare key never start a batch.
+        assert_eq!(
+            batches(&syms, 1, |&s| (s == 0x64).then_some(s)),
+            [&syms[..]]
+        );
+        assert!(batches(&[] as &[Keysym], 4, |&s| Some(s)).is_empty());
+    }
+
+    #[test]
+    fn spare_keys_are_mapped_in_runs_of_consecutive_keycodes() {
+        assert_eq!(runs(&[8, 9, 10, 20, 22, 23]), [(0, 3), (3, 1), (4, 2)]);
+        assert_eq!(runs(&[255]), [(0, 1)]);
+        assert!(runs(&[]).is_empty());
     }
 
     #[test]
