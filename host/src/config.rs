@@ -263,7 +263,7 @@ pub fn load_with(
     flags: impl FnOnce(&mut Config),
 ) -> Result<Config, ConfigError> {
     let path = path.map(Path::to_owned).unwrap_or_else(default_path);
-    let text = match std::fs::read_to_string(&path) {
+    let text = match read_bounded(&path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             tracing::debug!(path = %path.display(), "no config file; using the defaults");
@@ -285,6 +285,42 @@ pub fn load_with(
     flags(&mut config);
     config.validate(&path)?;
     Ok(config)
+}
+
+/// The largest config file read.
+pub const MAX_CONFIG_BYTES: u64 = 1 << 20;
+
+/// Reads a config file that is a regular file of at most [`MAX_CONFIG_BYTES`]: a symlink to
+/// `/dev/zero` must not fill the memory, nor a FIFO hold the start forever.
+fn read_bounded(path: &Path) -> std::io::Result<String> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let not_regular = || {
+        std::io::Error::other(
+            "it is not a regular file (a device, a FIFO or a directory); give the path of a TOML file",
+        )
+    };
+    if !std::fs::metadata(path)?.is_file() {
+        return Err(not_regular());
+    }
+    // Non-blocking, in case the path was swapped for a FIFO after the check; checked again
+    // on the open file.
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
+        .open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(not_regular());
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_CONFIG_BYTES + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_CONFIG_BYTES {
+        return Err(std::io::Error::other(format!(
+            "it is larger than {} KiB, which no config file needs",
+            MAX_CONFIG_BYTES >> 10
+        )));
+    }
+    String::from_utf8(bytes).map_err(|_| std::io::Error::other("it is not UTF-8 text"))
 }
 
 /// Parses TOML text: the config, and the dotted names of keys it does not know.
@@ -465,6 +501,42 @@ mod tests {
         assert!(err.contains("bool") || err.contains("boolean"), "{err}");
         let err = parse("[audio]\nsource = \"radio\"\n").unwrap_err();
         assert!(err.contains("radio"), "{err}");
+    }
+
+    #[test]
+    fn a_config_path_that_is_a_device_a_fifo_or_huge_is_refused_at_once_naming_it() {
+        let dir = std::env::temp_dir().join(format!("yazses-config-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let zero = dir.join("zero.toml");
+        let _ = std::fs::remove_file(&zero);
+        std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
+        let fifo = dir.join("fifo.toml");
+        let _ = std::fs::remove_file(&fifo);
+        rustix::fs::mkfifoat(
+            rustix::fs::CWD,
+            &fifo,
+            rustix::fs::Mode::from_raw_mode(0o600),
+        )
+        .unwrap();
+        let huge = dir.join("huge.toml");
+        std::fs::write(&huge, format!("# {}\n", "x".repeat(2 << 20))).unwrap();
+        for (path, why) in [
+            (&zero, "not a regular file"),
+            (&fifo, "not a regular file"),
+            (&huge, "larger than 1024 KiB"),
+        ] {
+            let t = std::time::Instant::now();
+            let err = load(Some(path)).unwrap_err().to_string();
+            assert!(
+                err.contains(&path.display().to_string()) && err.contains(why),
+                "{err}"
+            );
+            assert!(
+                t.elapsed() < std::time::Duration::from_secs(2),
+                "{path:?} took {:?}",
+                t.elapsed()
+            );
+        }
     }
 
     #[test]

@@ -67,8 +67,29 @@ fn on_path(program: &str) -> bool {
     })
 }
 
-/// Prints the text on stderr and speaks it, waiting until it has been said.
+/// `text` without what could rewrite or spoof a terminal or confuse a voice: control
+/// characters (escape sequences, BEL, NUL; newlines and tabs become spaces) and the
+/// bidirectional overrides and isolates (U+202A-U+202E, U+2066-U+2069, U+200E/F, U+061C).
+pub fn printable(text: &str) -> String {
+    text.chars()
+        .filter_map(|c| match c {
+            '\n' | '\r' | '\t' => Some(' '),
+            c if c.is_control() => None,
+            '\u{202a}'..='\u{202e}'
+            | '\u{2066}'..='\u{2069}'
+            | '\u{200e}'
+            | '\u{200f}'
+            | '\u{61c}' => None,
+            c => Some(c),
+        })
+        .collect()
+}
+
+/// Prints the text on stderr and speaks it, waiting until it has been said. The text is
+/// passed through [`printable`] first: a question comes from an agent, and its bytes must
+/// not reach the user's terminal as commands.
 pub fn say(configured: &[String], text: &str) -> Result<(), SpeakError> {
+    let text = &printable(text);
     eprintln!("yazses: {text}");
     let args = command_line(configured, text)?;
     let failed = |reason: String| SpeakError::Failed {
@@ -99,6 +120,28 @@ mod tests {
         );
         let cmd = vec!["x".to_owned(), "--text={text}".to_owned(), "-q".to_owned()];
         assert_eq!(command_line(&cmd, "hi").unwrap(), ["x", "--text=hi", "-q"]);
+    }
+
+    #[test]
+    fn escape_sequences_and_bidi_overrides_never_reach_the_terminal_or_the_voice() {
+        let hostile = "Deploy?\u{1b}]0;pwned\u{7}\u{1b}[2J\u{1b}]52;c;ZXZpbA==\u{7} ok\u{202e}txt.exe\u{0}\nnow";
+        let clean = printable(hostile);
+        assert_eq!(clean, "Deploy?]0;pwned[2J]52;c;ZXZpbA== oktxt.exe now");
+        assert!(
+            !clean
+                .chars()
+                .any(|c| c.is_control() || ('\u{202a}'..='\u{202e}').contains(&c))
+        );
+        // What the speech command is given is the cleaned text, as one argument.
+        let said = std::env::temp_dir().join(format!("yazses-said-{}.txt", std::process::id()));
+        let cmd = [
+            "sh".to_owned(),
+            "-c".to_owned(),
+            format!("printf '%s' \"$1\" > {}", said.display()),
+            "speak".to_owned(),
+        ];
+        say(&cmd, hostile).unwrap();
+        assert_eq!(std::fs::read_to_string(&said).unwrap(), clean);
     }
 
     #[test]
