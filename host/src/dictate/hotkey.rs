@@ -10,6 +10,8 @@ use x11rb::connection::Connection;
 use x11rb::protocol::Event;
 use x11rb::protocol::xproto::{ConnectionExt as _, GrabMode, Keycode, ModMask};
 
+use super::keymap::Keymap;
+
 /// A parsed hotkey: modifiers and a keysym.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Hotkey {
@@ -91,18 +93,8 @@ impl Grab {
         let (conn, screen) = x11rb::connect(display)
             .map_err(|e| format!("the hotkey needs an X display ({e}); on Wayland, bind a key to `yazses dictate toggle` in the desktop's shortcut settings"))?;
         let root = conn.setup().roots[screen].root;
-        let (min, max) = (conn.setup().min_keycode, conn.setup().max_keycode);
-        let map = conn
-            .get_keyboard_mapping(min, max - min + 1)
-            .map_err(|e| e.to_string())?
-            .reply()
-            .map_err(|e| e.to_string())?;
-        let per = usize::from(map.keysyms_per_keycode).max(1);
-        let keycode = map
-            .keysyms
-            .chunks(per)
-            .position(|syms| syms.iter().take(2).any(|&s| s == hotkey.keysym))
-            .map(|i| min + i as u8)
+        let keycode = Keymap::fetch(&conn)?
+            .find(hotkey.keysym, 0..2, &[])
             .ok_or_else(|| format!("no key on this keyboard types {name:?}"))?;
         // Without and with Caps Lock (LOCK) and Num Lock (M2), which would otherwise
         // make the grab miss.

@@ -22,6 +22,8 @@ use x11rb::protocol::xproto::{
 };
 use x11rb::protocol::xtest::ConnectionExt as _;
 
+use super::keymap::Keymap;
+
 /// Why text could not be delivered.
 #[derive(Debug, thiserror::Error)]
 pub enum DeliverError {
@@ -100,6 +102,10 @@ impl std::fmt::Debug for X11Typer {
     }
 }
 
+fn typing_failed(e: impl std::fmt::Display) -> DeliverError {
+    DeliverError::Failed(format!("typing on X11: {e}"))
+}
+
 /// The most spare keycodes used.
 const SPARE_KEYS: usize = 64;
 
@@ -118,22 +124,11 @@ impl X11Typer {
             .map_err(|e| unavailable(format!("the X server does not answer XTEST: {e}")))?
             .reply()
             .map_err(|e| unavailable(format!("the X server has no XTEST extension: {e}")))?;
-        let setup = conn.setup();
-        let (min, max) = (setup.min_keycode, setup.max_keycode);
-        let map = conn
-            .get_keyboard_mapping(min, max - min + 1)
-            .map_err(|e| unavailable(e.to_string()))?
-            .reply()
-            .map_err(|e| unavailable(e.to_string()))?;
-        let per = usize::from(map.keysyms_per_keycode).max(1);
         // Spare: keycodes with no keysym at all, from the top (where layouts leave gaps),
         // in ascending order so that runs of them are mapped by one request each.
-        let mut spare: Vec<Keycode> = map
-            .keysyms
-            .chunks(per)
-            .enumerate()
-            .filter(|(_, syms)| syms.iter().all(|&s| s == 0))
-            .map(|(i, _)| min + i as u8)
+        let mut spare: Vec<Keycode> = Keymap::fetch(&conn)
+            .map_err(unavailable)?
+            .empty()
             .rev()
             .take(SPARE_KEYS)
             .collect();
@@ -172,29 +167,8 @@ impl X11Typer {
     /// needs no keymap change at all (no client has to reread the keymap in time); a spare
     /// key otherwise.
     fn strokes(&self, syms: &[Keysym]) -> Result<(Vec<Stroke>, Option<Keycode>), DeliverError> {
-        let failed =
-            |e: &dyn std::fmt::Display| DeliverError::Failed(format!("typing on X11: {e}"));
-        let setup = self.conn.setup();
-        let (min, max) = (setup.min_keycode, setup.max_keycode);
-        let map = self
-            .conn
-            .get_keyboard_mapping(min, max - min + 1)
-            .map_err(|e| failed(&e))?
-            .reply()
-            .map_err(|e| failed(&e))?;
-        let per = usize::from(map.keysyms_per_keycode).max(1);
-        let keys: Vec<(Keycode, &[Keysym])> = map
-            .keysyms
-            .chunks(per)
-            .enumerate()
-            .map(|(i, syms)| (min + i as u8, syms))
-            .filter(|(code, _)| !self.spare.contains(code))
-            .collect();
-        let find = |sym: Keysym, level: usize| {
-            keys.iter()
-                .find(|(_, syms)| syms.get(level) == Some(&sym))
-                .map(|(code, _)| *code)
-        };
+        let map = Keymap::fetch(&self.conn).map_err(typing_failed)?;
+        let find = |sym: Keysym, level: usize| map.find(sym, level..level + 1, &self.spare);
         let shift = find(0xffe1, 0); // Shift_L
         let strokes = syms
             .iter()
@@ -216,8 +190,6 @@ impl X11Typer {
         strokes: &[Stroke],
         shift: Option<Keycode>,
     ) -> Result<(), DeliverError> {
-        let failed =
-            |e: &dyn std::fmt::Display| DeliverError::Failed(format!("typing on X11: {e}"));
         let spare_sym = |s: &Stroke| match s {
             Stroke::Spare(sym) => Some(*sym),
             Stroke::Key { .. } => None,
@@ -244,7 +216,7 @@ impl X11Typer {
                         .collect();
                     self.conn
                         .change_keyboard_mapping(len as u8, self.spare[start], 2, &flat)
-                        .map_err(|e| failed(&e))?;
+                        .map_err(typing_failed)?;
                 }
                 self.sync()?;
                 std::thread::sleep(std::time::Duration::from_millis(30));
@@ -275,7 +247,7 @@ impl X11Typer {
             for (kind, code) in events {
                 self.conn
                     .xtest_fake_input(kind, code, x11rb::CURRENT_TIME, x11rb::NONE, 0, 0, 0)
-                    .map_err(|e| failed(&e))?;
+                    .map_err(typing_failed)?;
             }
             self.sync()?;
         }
@@ -284,13 +256,11 @@ impl X11Typer {
 
     /// A round trip: everything sent so far has been handled by the server.
     fn sync(&self) -> Result<(), DeliverError> {
-        let failed =
-            |e: &dyn std::fmt::Display| DeliverError::Failed(format!("typing on X11: {e}"));
         self.conn
             .get_input_focus()
-            .map_err(|e| failed(&e))?
+            .map_err(typing_failed)?
             .reply()
-            .map_err(|e| failed(&e))?;
+            .map_err(typing_failed)?;
         Ok(())
     }
 }

@@ -21,6 +21,7 @@ use x11rb::protocol::xtest::ConnectionExt as _;
 use x11rb::rust_connection::RustConnection;
 use x11rb::wrapper::ConnectionExt as _;
 
+use super::keymap::Keymap;
 use super::output::{Deliver, DeliverError};
 
 /// The atoms the clipboard needs.
@@ -201,20 +202,9 @@ impl X11Paster {
 
     /// Sends Ctrl+V: the keys that type Control_L and `v` in the current keymap.
     fn paste_keystroke(&self) -> Result<(), DeliverError> {
-        let setup = self.conn.setup();
-        let (min, max) = (setup.min_keycode, setup.max_keycode);
-        let map = self
-            .conn
-            .get_keyboard_mapping(min, max - min + 1)
-            .map_err(failed)?
-            .reply()
-            .map_err(failed)?;
-        let per = usize::from(map.keysyms_per_keycode).max(1);
+        let map = Keymap::fetch(&self.conn).map_err(failed)?;
         let key = |sym: u32| {
-            map.keysyms
-                .chunks(per)
-                .position(|s| s.first() == Some(&sym))
-                .map(|i| min + i as u8)
+            map.find(sym, 0..1, &[])
                 .ok_or_else(|| failed(format!("no key types keysym {sym:#x}")))
         };
         let (ctrl, v) = (key(0xffe3)?, key(u32::from(b'v'))?);
