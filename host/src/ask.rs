@@ -200,17 +200,12 @@ impl AskHuman {
             .map_err(|e| AskError::Coordination(e.clone()))?;
         let limit = self.config.mcp.ask_human_per_hour;
         // Refuse a spent budget before queueing; the binding check is the reservation.
-        let budget = coord.ledger().status(limit, unix_ms())?;
-        if budget.spent >= limit as usize {
-            let left = budget.resets_at.unwrap_or(0).saturating_sub(unix_ms());
-            return Err(AskError::Budget {
-                used: budget.spent,
-                retry_in_min: left.div_ceil(60_000).max(1),
-            });
-        }
+        let now = unix_ms();
+        coord.ledger().status(limit, now)?.check(now)?;
+        let caller = caller_name(caller);
         let want = Want {
             purpose: Purpose::AskHuman,
-            caller: &caller_name(caller),
+            caller: &caller,
             queue_timeout: Duration::from_secs_f64(self.config.mcp.ask_human_queue_s),
         };
         let session = Session::begin(coord, want, cancel, on_wait)?;
@@ -222,7 +217,7 @@ impl AskHuman {
             }
             e
         };
-        let spoken = format!("{} asks: {question}", caller_name(caller));
+        let spoken = format!("{caller} asks: {question}");
         if let Err(e) = crate::speak::say(&self.config.speak.command, &spoken) {
             // The question is on stderr either way; a missing voice is not worth failing.
             tracing::warn!(error = %e, "the question was printed but not spoken");
@@ -287,30 +282,21 @@ fn caller_name(caller: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::capture::tests::voice;
     use crate::coord::RuntimeDir;
     use crate::source::FileSource;
     use crate::transcribe::{Said, TranscribeError};
 
-    /// Says a fixed text for any audio, and counts calls.
-    struct FakeTranscriber(&'static str, std::sync::atomic::AtomicUsize);
+    /// Says a fixed text for any audio.
+    struct FakeTranscriber(&'static str);
 
     impl Transcriber for FakeTranscriber {
         fn said(&self, _: Vec<i16>, _: &Options) -> Result<Said, TranscribeError> {
-            self.1.fetch_add(1, Ordering::SeqCst);
             Ok(Said {
                 text: self.0.into(),
                 heard: !self.0.is_empty(),
             })
         }
-    }
-
-    fn voice(ms: usize) -> Vec<i16> {
-        (0..ms * 16)
-            .map(|i| {
-                let t = i as f32 / 16_000.0;
-                (6000.0 * (t * 2.0 * std::f32::consts::PI * 220.0).sin()) as i16
-            })
-            .collect()
     }
 
     fn runtime_dir(name: &str) -> std::path::PathBuf {
@@ -335,7 +321,7 @@ mod tests {
     }
 
     fn says(text: &'static str) -> Arc<dyn Transcriber> {
-        Arc::new(FakeTranscriber(text, Default::default()))
+        Arc::new(FakeTranscriber(text))
     }
 
     fn never_loaded() -> Result<Arc<dyn Transcriber>, String> {

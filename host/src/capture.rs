@@ -62,7 +62,8 @@ impl From<StopReason> for StoppedBecause {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Utterance {
     /// The audio from the pre-roll before speech began to where the capture stopped;
-    /// empty when no speech started.
+    /// empty when no speech started. A push-to-talk capture keeps everything from its
+    /// first frame instead.
     pub samples: Vec<i16>,
     /// Why it stopped.
     pub stopped_because: StoppedBecause,
@@ -266,11 +267,12 @@ pub fn listen_with(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::source::FileSource;
 
-    fn voice(ms: usize) -> Vec<i16> {
+    /// A voiced, wavering tone the detector takes for speech, `ms` long.
+    pub(crate) fn voice(ms: usize) -> Vec<i16> {
         (0..ms * 16)
             .map(|i| {
                 let t = i as f32 / 16_000.0;

@@ -61,6 +61,30 @@ pub struct BudgetStatus {
     pub resets_at: Option<u64>,
 }
 
+impl BudgetStatus {
+    /// The budget `charges` leave at `now` for a process allowing `limit` per hour.
+    fn of(charges: &[Charge], limit: u32, now: u64) -> BudgetStatus {
+        let live = || charges.iter().filter(|c| c.at + WINDOW_MS > now);
+        BudgetStatus {
+            spent: live().count(),
+            limit,
+            resets_at: live().map(|c| c.at + WINDOW_MS).min(),
+        }
+    }
+
+    /// `Err` when the budget is spent, with the minutes until the next answer is allowed.
+    pub fn check(&self, now: u64) -> Result<(), CoordError> {
+        if self.spent < self.limit as usize {
+            return Ok(());
+        }
+        let left = self.resets_at.unwrap_or(now).saturating_sub(now);
+        Err(CoordError::Budget {
+            used: self.spent,
+            retry_in_min: left.div_ceil(60_000).max(1),
+        })
+    }
+}
+
 /// A reserved charge, to settle with [`Ledger::settle`].
 #[derive(Debug, PartialEq, Eq)]
 /// One left unsettled stays charged (the user was interrupted).
@@ -95,15 +119,7 @@ impl Ledger {
     /// past hour.
     pub fn reserve(&self, limit: u32, now: u64) -> Result<Reservation, CoordError> {
         self.update(now, |charges| {
-            let used = charges.len();
-            if used >= limit as usize {
-                let oldest = charges.iter().map(|c| c.at).min().unwrap_or(now);
-                let left = (oldest + WINDOW_MS).saturating_sub(now);
-                return Err(CoordError::Budget {
-                    used,
-                    retry_in_min: left.div_ceil(60_000).max(1),
-                });
-            }
+            BudgetStatus::of(charges, limit, now).check(now)?;
             let n = self
                 .next_id
                 .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
@@ -138,13 +154,7 @@ impl Ledger {
 
     /// The budget at `now` for a process allowing `limit` per hour.
     pub fn status(&self, limit: u32, now: u64) -> Result<BudgetStatus, CoordError> {
-        let charges = self.read_checked(now)?;
-        let live: Vec<_> = charges.iter().filter(|c| c.at + WINDOW_MS > now).collect();
-        Ok(BudgetStatus {
-            spent: live.len(),
-            limit,
-            resets_at: live.iter().map(|c| c.at + WINDOW_MS).min(),
-        })
+        Ok(BudgetStatus::of(&self.read_checked(now)?, limit, now))
     }
 
     /// Reads the ledger under its lock, applies `change` to the charges of the past hour
