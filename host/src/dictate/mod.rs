@@ -5,6 +5,7 @@
 //!
 //! - [`control`]: the Unix socket that `yazses dictate toggle|start|stop` talks to.
 //! - [`hotkey`]: the X11 key grab that toggles a dictation.
+//! - [`keymap`]: the X11 keyboard map the typers and the hotkey read.
 //! - [`paste`]: the X11 clipboard paste, which gives the clipboard back afterwards.
 //! - [`output`]: the typers (X11 XTEST, Wayland `wtype`/`ydotool`) and stdout.
 //!
@@ -13,6 +14,7 @@
 
 pub mod control;
 pub mod hotkey;
+pub mod keymap;
 pub mod output;
 pub mod paste;
 
@@ -124,22 +126,16 @@ impl Dictation<'_> {
     /// between presses and opened again when the dongle is unplugged and comes back.
     pub fn watch_dongle(&self, port: String, tap: Duration) {
         let tap_endpoint = self.endpoint;
-        let job = self.job(Arc::new(|_| {
-            Err(SourceError::Missing(
-                "the dongle capture was already taken".into(),
-            ))
-        }));
+        let template = self.job(self.open.clone());
         // The dongle's own policy must not end a held capture at a pause: only the release
         // (or the cap) ends it.
+        let longest = self
+            .endpoint
+            .timeout
+            .unwrap_or(yazses_core::endpoint::HARD_CAP);
         let hold = EndpointConfig {
-            end_silence: self
-                .endpoint
-                .timeout
-                .unwrap_or(yazses_core::endpoint::HARD_CAP),
-            no_speech: self
-                .endpoint
-                .timeout
-                .unwrap_or(yazses_core::endpoint::HARD_CAP),
+            end_silence: longest,
+            no_speech: longest,
             ..self.endpoint
         };
         std::thread::spawn(move || {
@@ -194,7 +190,7 @@ impl Dictation<'_> {
                             .ok_or_else(|| SourceError::Gone("the dongle capture ended".into()))
                     }),
                     release: Arc::new(AtomicBool::new(false)),
-                    ..job.clone()
+                    ..template.clone()
                 };
                 log_outcome(&job.run(|| tracing::info!("dictating (the dongle's button)")));
             }
@@ -256,10 +252,7 @@ impl Dictation<'_> {
             (Command::Stop | Command::Toggle, true) => {
                 let a = active.take().expect("active");
                 a.release.store(true, Ordering::SeqCst);
-                match finish(&a.events) {
-                    Ok(outcome) => outcome.to_string(),
-                    Err(why) => format!("error: {why}"),
-                }
+                answer(finish(&a.events))
             }
             (Command::Stop, false) => "idle (nothing to stop)".into(),
         }
@@ -286,10 +279,7 @@ impl Dictation<'_> {
             }
             Ok(Event::Done(result)) => {
                 log_outcome(&result);
-                match result {
-                    Ok(outcome) => outcome.to_string(),
-                    Err(why) => format!("error: {why}"),
-                }
+                answer(result)
             }
             Err(_) => "error: the capture stopped unexpectedly".into(),
         }
@@ -307,6 +297,14 @@ fn finish(events: &Receiver<Event>) -> Result<Outcome, String> {
             Ok(Event::Listening) => {}
             Err(_) => return Err("the capture stopped unexpectedly".into()),
         }
+    }
+}
+
+/// The control socket's answer line for how a dictation went.
+fn answer(result: Result<Outcome, String>) -> String {
+    match result {
+        Ok(outcome) => outcome.to_string(),
+        Err(why) => format!("error: {why}"),
     }
 }
 
