@@ -111,6 +111,9 @@ pub struct TranscribeConfig {
     pub max_duration_s: u64,
     /// Largest file accepted, in MiB.
     pub max_file_mib: u64,
+    /// Files transcribed at once by one server (0: as many as the cores hold for
+    /// `threads` each, up to 4); more calls wait their turn.
+    pub parallel: usize,
 }
 
 impl Default for TranscribeConfig {
@@ -122,6 +125,7 @@ impl Default for TranscribeConfig {
             beam_size: 5,
             max_duration_s: limits.max_secs,
             max_file_mib: limits.max_bytes >> 20,
+            parallel: 0,
         }
     }
 }
@@ -411,6 +415,13 @@ impl Config {
                 "0 (one per core) to 256",
             );
         }
+        if t.parallel > 16 {
+            return bad(
+                "transcribe.parallel",
+                t.parallel.to_string(),
+                "0 (from the cores) to 16",
+            );
+        }
         if t.max_duration_s == 0 {
             return bad("transcribe.max_duration_s", "0".into(), "at least 1 second");
         }
@@ -457,9 +468,18 @@ impl Config {
         toml::to_string(self).expect("the config serialises")
     }
 
-    /// The file-size and duration caps.
+    /// How many files one process transcribes at once.
+    pub fn parallel(&self) -> usize {
+        match self.transcribe.parallel {
+            0 => crate::transcribe::places_for(self.transcribe.threads),
+            n => n,
+        }
+    }
+
+    /// The file caps of `[transcribe]`.
     pub fn limits(&self) -> crate::audio::Limits {
         crate::audio::Limits {
+            accept_partial: false,
             max_bytes: self.transcribe.max_file_mib.saturating_mul(1 << 20),
             max_secs: self.transcribe.max_duration_s,
         }

@@ -237,3 +237,37 @@ fn bad_flags_are_refused_by_name() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("--end-silence-ms"));
 }
+
+/// Issue 16, item 1: an 8-bit, 1 kHz WAV over the three-hour cap (11 MB) was decoded and
+/// resampled in full (over 1 GB) before its duration was checked. Under a 500 MB address
+/// space limit the old path died of an allocation failure; now the header refuses it.
+#[test]
+fn a_wav_over_the_duration_cap_is_refused_from_its_header_without_decoding_it() {
+    let rate = 1000u32;
+    let frames = 3 * 3600 * rate + 60 * rate;
+    let mut bytes = Vec::with_capacity(44 + frames as usize);
+    bytes.extend(b"RIFF");
+    bytes.extend((36 + frames).to_le_bytes());
+    bytes.extend(b"WAVEfmt ");
+    bytes.extend(16u32.to_le_bytes());
+    bytes.extend(1u16.to_le_bytes()); // PCM
+    bytes.extend(1u16.to_le_bytes()); // mono
+    bytes.extend(rate.to_le_bytes());
+    bytes.extend(rate.to_le_bytes()); // bytes per second
+    bytes.extend(1u16.to_le_bytes()); // block align
+    bytes.extend(8u16.to_le_bytes()); // bits
+    bytes.extend(b"data");
+    bytes.extend(frames.to_le_bytes());
+    bytes.extend((0..frames).map(|i| 128u8.wrapping_add((i % 50) as u8)));
+    let path = temp_file("over-the-cap.wav", &bytes);
+    let out = Command::new("bash")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -v 500000; exec '{}' vad '{}'",
+            env!("CARGO_BIN_EXE_yazses"),
+            path.display()
+        ))
+        .output()
+        .unwrap();
+    assert_clear_failure(&out, "is longer than the limit of 10800 s");
+}

@@ -66,16 +66,21 @@ impl StdioClient {
         );
     }
 
-    /// Reads messages until the response to `id`; the notifications on the way are
+    /// Reads the next message, whatever it is.
+    pub fn next_message(&mut self) -> Value {
+        let mut line = String::new();
+        let n = self.stdout.read_line(&mut line).expect("read stdout");
+        assert!(n > 0, "the server closed stdout");
+        serde_json::from_str(&line)
+            .unwrap_or_else(|e| panic!("stdout carried a non-JSON line ({e}): {line:?}"))
+    }
+
+    /// Reads messages until the response to `id`; the other messages on the way are
     /// returned too.
     pub fn response_with_notes(&mut self, id: u64) -> (Value, Vec<Value>) {
         let mut notes = Vec::new();
         loop {
-            let mut line = String::new();
-            let n = self.stdout.read_line(&mut line).expect("read stdout");
-            assert!(n > 0, "the server closed stdout before answering {id}");
-            let v: Value = serde_json::from_str(&line)
-                .unwrap_or_else(|e| panic!("stdout carried a non-JSON line ({e}): {line:?}"));
+            let v = self.next_message();
             if v["id"] == id {
                 return (v, notes);
             }

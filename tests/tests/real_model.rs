@@ -327,3 +327,24 @@ fn the_cli_names_a_missing_model_and_how_to_get_it() {
     assert!(stderr.contains("yazses model fetch base.en"), "{stderr}");
     assert!(out.stdout.is_empty());
 }
+
+/// Issue 16, item 3: whisper's state kept its sampling generator from call to call, so
+/// the same noisy file gave a different text each time once temperature fallback sampled.
+#[test]
+fn the_same_file_gives_the_same_text_every_time_in_one_engine() {
+    for file in [
+        "fixtures/vad/utt00_white_5db.wav",
+        "fixtures/vad/utt00_pink_10db.wav",
+    ] {
+        let path = repo_root().join(file);
+        let texts: Vec<String> = (0..3)
+            .map(|_| {
+                transcribe_file(engine(), &path, &options(), |_| {})
+                    .unwrap()
+                    .text
+            })
+            .collect();
+        eprintln!("{file}: {texts:?}");
+        assert!(texts.iter().all(|t| *t == texts[0]), "{file}: {texts:?}");
+    }
+}

@@ -10,15 +10,18 @@
 //! decoder passes the duration cap.
 
 pub mod decode;
+pub mod resample;
+mod sink;
+mod wav;
 
 use std::fs;
-use std::io::{self, BufReader, Read};
+use std::io::{self, BufReader, SeekFrom};
 use std::path::{Path, PathBuf};
 
-use rubato::{
-    Resampler, SincFixedIn, SincInterpolationParameters, SincInterpolationType, WindowFunction,
-};
+use symphonia::core::io::MediaSource;
 use yazses_core::frame::SAMPLE_RATE_HZ;
+
+pub use resample::resample;
 
 /// Mono 16 kHz PCM, ready for the detector.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -29,6 +32,9 @@ pub struct Audio {
     pub source_rate: u32,
     /// The file's channel count before downmixing.
     pub source_channels: u16,
+    /// Where a damaged or missing tail cut the audio short, in milliseconds, when the
+    /// caller accepted partial audio ([`Limits::accept_partial`]); `None` for a whole file.
+    pub cut_short_ms: Option<u64>,
 }
 
 impl Audio {
@@ -121,6 +127,16 @@ pub enum AudioError {
         /// The limit.
         limit_secs: u64,
     },
+    /// Decoding stopped before the end of the audio: a damaged or missing tail.
+    #[error("{path} is cut short: {}", cut_short_words(*at_ms, *expected_ms))]
+    CutShort {
+        /// The file.
+        path: PathBuf,
+        /// How much decoded, in milliseconds.
+        at_ms: u64,
+        /// How long the file says it is, when it says.
+        expected_ms: Option<u64>,
+    },
     /// The resampler refused the audio.
     #[error("cannot resample {path} from {rate} Hz to 16 kHz: {reason}")]
     Resample {
@@ -133,26 +149,46 @@ pub enum AudioError {
     },
 }
 
-/// Caps on what a caller will decode.
+fn cut_short_words(at_ms: u64, expected_ms: Option<u64>) -> String {
+    let secs = |ms: u64| format!("{}.{} s", ms / 1000, ms % 1000 / 100);
+    match expected_ms {
+        Some(e) => format!(
+            "decoding stopped at {} of the {} it says it holds (a damaged or missing tail); ask for partial output (--partial, or partial = true) to transcribe what is there",
+            secs(at_ms),
+            secs(e)
+        ),
+        None => format!(
+            "decoding stopped at a damaged packet after {}; ask for partial output (--partial, or partial = true) to transcribe what is there",
+            secs(at_ms)
+        ),
+    }
+}
+
+/// Caps on what a caller will decode, and whether a file cut short is acceptable.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
     /// Largest file accepted, in bytes.
     pub max_bytes: u64,
     /// Longest audio accepted, in seconds.
     pub max_secs: u64,
+    /// Return what decoded from a file with a damaged or missing tail (saying where it
+    /// stops, [`Audio::cut_short_ms`]) instead of refusing it.
+    pub accept_partial: bool,
 }
 
 impl Default for Limits {
-    /// 1 GiB and 3 hours.
+    /// 1 GiB and 3 hours; a file cut short is refused.
     fn default() -> Self {
         Limits {
             max_bytes: 1 << 30,
             max_secs: 3 * 3600,
+            accept_partial: false,
         }
     }
 }
 
-/// Reads an audio file of any supported format and converts it to 16 kHz mono.
+/// Reads an audio file of any supported format and converts it to 16 kHz mono, streaming
+/// from the file: what it costs in memory is its 16 kHz length, which `limits` caps.
 pub fn read(path: &Path, limits: &Limits) -> Result<Audio, AudioError> {
     let io_err = |source| AudioError::Io {
         path: path.to_owned(),
@@ -171,25 +207,39 @@ pub fn read(path: &Path, limits: &Limits) -> Result<Audio, AudioError> {
             limit: limits.max_bytes,
         });
     }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    fs::File::open(path)
-        .and_then(|f| f.take(limits.max_bytes + 1).read_to_end(&mut bytes))
-        .map_err(io_err)?;
-    decode_bytes(bytes, path, limits)
+    let file = fs::File::open(path).map_err(io_err)?;
+    decode_source(file, meta.len(), path, limits)
 }
 
 /// Decodes a whole file held in memory; `path` names it in errors and its extension
 /// helps recognise the format.
 pub fn decode_bytes(bytes: Vec<u8>, path: &Path, limits: &Limits) -> Result<Audio, AudioError> {
-    if bytes.is_empty() {
+    let len = bytes.len() as u64;
+    decode_source(io::Cursor::new(bytes), len, path, limits)
+}
+
+fn decode_source<S: MediaSource + 'static>(
+    mut source: S,
+    byte_len: u64,
+    path: &Path,
+    limits: &Limits,
+) -> Result<Audio, AudioError> {
+    let io_err = |source| AudioError::Io {
+        path: path.to_owned(),
+        source,
+    };
+    if byte_len == 0 {
         return Err(AudioError::Empty {
             path: path.to_owned(),
         });
     }
-    let is_riff = bytes.len() >= 12 && &bytes[..4] == b"RIFF" && &bytes[8..12] == b"WAVE";
+    let mut magic = [0u8; 12];
+    let is_riff =
+        source.read_exact(&mut magic).is_ok() && &magic[..4] == b"RIFF" && &magic[8..] == b"WAVE";
+    source.seek(SeekFrom::Start(0)).map_err(io_err)?;
     let wav_error = if is_riff {
-        match decode_wav(io::Cursor::new(&bytes), path) {
-            Ok(audio) => return check_duration(audio, path, limits),
+        match wav::decode(BufReader::new(&mut source), Some(byte_len), path, limits) {
+            Ok(audio) => return Ok(audio),
             // hound reads PCM and float; other WAV encodings may still be symphonia's.
             Err(e @ (AudioError::NotWav { .. } | AudioError::Unsupported { .. })) => Some(e),
             Err(e) => return Err(e),
@@ -197,30 +247,26 @@ pub fn decode_bytes(bytes: Vec<u8>, path: &Path, limits: &Limits) -> Result<Audi
     } else {
         None
     };
+    source.seek(SeekFrom::Start(0)).map_err(io_err)?;
     let extension = path.extension().and_then(|e| e.to_str()).map(str::to_owned);
-    let decoded = decode::decode(
-        Box::new(io::Cursor::new(bytes)),
-        extension.as_deref(),
-        limits.max_secs,
-    );
+    let decoded = decode::decode(Box::new(source), extension.as_deref(), limits.max_secs);
     let decoded = match (decoded, wav_error) {
         (Ok(d), _) => d,
         (Err(_), Some(wav)) => return Err(wav),
         (Err(e), None) => {
+            let path = path.to_owned();
             return Err(match e {
-                decode::DecodeError::Unrecognised => AudioError::Unrecognised {
-                    path: path.to_owned(),
+                decode::DecodeError::Unrecognised => AudioError::Unrecognised { path },
+                decode::DecodeError::Invalid(reason) => AudioError::Corrupt { path, reason },
+                decode::DecodeError::Empty => AudioError::Empty { path },
+                decode::DecodeError::TooLong => AudioError::TooLong {
+                    path,
+                    limit_secs: limits.max_secs,
                 },
-                decode::DecodeError::Invalid(reason) => AudioError::Corrupt {
-                    path: path.to_owned(),
+                decode::DecodeError::Resample(reason) => AudioError::Resample {
+                    path,
+                    rate: 0,
                     reason,
-                },
-                decode::DecodeError::Empty => AudioError::Empty {
-                    path: path.to_owned(),
-                },
-                decode::DecodeError::TooLong { limit_secs } => AudioError::TooLong {
-                    path: path.to_owned(),
-                    limit_secs,
                 },
             });
         }
@@ -232,39 +278,21 @@ pub fn decode_bytes(bytes: Vec<u8>, path: &Path, limits: &Limits) -> Result<Audi
             "some packets could not be decoded and were skipped"
         );
     }
-    let samples = to_16k(decoded.mono, decoded.rate, path)?;
-    check_duration(
-        Audio {
-            samples,
-            source_rate: decoded.rate,
-            source_channels: decoded.channels,
-        },
-        path,
-        limits,
-    )
-}
-
-fn check_duration(audio: Audio, path: &Path, limits: &Limits) -> Result<Audio, AudioError> {
-    if audio.duration_ms() > limits.max_secs.saturating_mul(1000) {
-        return Err(AudioError::TooLong {
+    if let Some(cut) = decoded.cut_short
+        && !limits.accept_partial
+    {
+        return Err(AudioError::CutShort {
             path: path.to_owned(),
-            limit_secs: limits.max_secs,
+            at_ms: cut.at_ms,
+            expected_ms: cut.expected_ms,
         });
     }
-    Ok(audio)
-}
-
-fn to_16k(mono: Vec<f32>, rate: u32, path: &Path) -> Result<Vec<i16>, AudioError> {
-    let resampled = if rate == SAMPLE_RATE_HZ {
-        mono
-    } else {
-        resample(&mono, rate).map_err(|reason| AudioError::Resample {
-            path: path.to_owned(),
-            rate,
-            reason,
-        })?
-    };
-    Ok(resampled.iter().map(|&s| to_i16(s)).collect())
+    Ok(Audio {
+        samples: decoded.samples,
+        source_rate: decoded.rate,
+        source_channels: decoded.channels,
+        cut_short_ms: decoded.cut_short.map(|c| c.at_ms),
+    })
 }
 
 /// Reads a WAV file and converts it to 16 kHz mono.
@@ -282,179 +310,17 @@ pub fn read_wav(path: &Path) -> Result<Audio, AudioError> {
         path: path.to_owned(),
         source,
     })?;
-    decode_wav(BufReader::new(file), path)
+    wav::decode(
+        BufReader::new(file),
+        Some(meta.len()),
+        path,
+        &Limits::default(),
+    )
 }
 
 /// Decodes WAV bytes from any reader; `path` only names the source in errors.
 pub fn decode_wav<R: io::Read>(reader: R, path: &Path) -> Result<Audio, AudioError> {
-    let not_wav = |e: hound::Error| AudioError::NotWav {
-        path: path.to_owned(),
-        reason: describe_hound(&e),
-    };
-    let mut wav = hound::WavReader::new(reader).map_err(not_wav)?;
-    let spec = wav.spec();
-    let channels = spec.channels;
-    if channels == 0 {
-        return Err(AudioError::Unsupported {
-            path: path.to_owned(),
-            format: "zero channels".into(),
-        });
-    }
-    if spec.sample_rate < 1000 || spec.sample_rate > 384_000 {
-        return Err(AudioError::Unsupported {
-            path: path.to_owned(),
-            format: format!("a sample rate of {} Hz", spec.sample_rate),
-        });
-    }
-    let promised = u64::from(wav.len());
-    let interleaved = read_samples(&mut wav, spec, path, promised)?;
-    if interleaved.is_empty() {
-        return Err(AudioError::Empty {
-            path: path.to_owned(),
-        });
-    }
-    let mono = downmix(&interleaved, usize::from(channels));
-    let samples = to_16k(mono, spec.sample_rate, path)?;
-    Ok(Audio {
-        samples,
-        source_rate: spec.sample_rate,
-        source_channels: channels,
-    })
-}
-
-/// Samples as `f32` in -1..1, interleaved.
-fn read_samples<R: io::Read>(
-    wav: &mut hound::WavReader<R>,
-    spec: hound::WavSpec,
-    path: &Path,
-    promised: u64,
-) -> Result<Vec<f32>, AudioError> {
-    // The header's length is a claim, not a fact: reserve at most 4 Mi samples up front.
-    let mut out = Vec::with_capacity(promised.min(1 << 22) as usize);
-    let mut fail: Option<hound::Error> = None;
-    match (spec.sample_format, spec.bits_per_sample) {
-        (hound::SampleFormat::Float, 32) => {
-            for s in wav.samples::<f32>() {
-                match s {
-                    Ok(v) if v.is_finite() => out.push(v.clamp(-1.0, 1.0)),
-                    Ok(_) => out.push(0.0),
-                    Err(e) => {
-                        fail = Some(e);
-                        break;
-                    }
-                }
-            }
-        }
-        (hound::SampleFormat::Int, bits @ 1..=32) => {
-            let scale = 1.0 / (1u64 << (bits - 1)) as f32;
-            for s in wav.samples::<i32>() {
-                match s {
-                    Ok(v) => out.push(v as f32 * scale),
-                    Err(e) => {
-                        fail = Some(e);
-                        break;
-                    }
-                }
-            }
-        }
-        (format, bits) => {
-            return Err(AudioError::Unsupported {
-                path: path.to_owned(),
-                format: format!(
-                    "{bits}-bit {}",
-                    if format == hound::SampleFormat::Float {
-                        "float"
-                    } else {
-                        "integer"
-                    }
-                ),
-            });
-        }
-    }
-    match fail {
-        None => Ok(out),
-        // hound reports a short data chunk as a read error partway through the samples.
-        Some(_) if (out.len() as u64) < promised => Err(AudioError::Truncated {
-            path: path.to_owned(),
-            promised,
-            found: out.len() as u64,
-        }),
-        Some(e) => Err(AudioError::NotWav {
-            path: path.to_owned(),
-            reason: describe_hound(&e),
-        }),
-    }
-}
-
-fn describe_hound(e: &hound::Error) -> String {
-    match e {
-        hound::Error::IoError(io) if io.kind() == io::ErrorKind::UnexpectedEof => {
-            "the file ends inside its header".into()
-        }
-        hound::Error::IoError(io) => io.to_string(),
-        hound::Error::FormatError(m) => (*m).to_owned(),
-        hound::Error::TooWide => "its samples are wider than 32 bits".into(),
-        hound::Error::UnfinishedSample => "it ends in the middle of a sample".into(),
-        hound::Error::Unsupported => "it uses a WAV feature that is not supported".into(),
-        hound::Error::InvalidSampleFormat => "its sample format does not match its header".into(),
-    }
-}
-
-fn downmix(interleaved: &[f32], channels: usize) -> Vec<f32> {
-    if channels == 1 {
-        return interleaved.to_vec();
-    }
-    interleaved
-        .chunks_exact(channels)
-        .map(|c| c.iter().sum::<f32>() / channels as f32)
-        .collect()
-}
-
-/// Resamples mono `f32` audio to 16 kHz with a windowed-sinc filter. The output has the
-/// input's duration and timing (pinned by a test with an impulse), so times measured on it
-/// are times in the file.
-pub fn resample(mono: &[f32], rate: u32) -> Result<Vec<f32>, String> {
-    const CHUNK: usize = 1024;
-    let ratio = f64::from(SAMPLE_RATE_HZ) / f64::from(rate);
-    let params = SincInterpolationParameters {
-        sinc_len: 128,
-        f_cutoff: 0.925,
-        interpolation: SincInterpolationType::Cubic,
-        oversampling_factor: 128,
-        window: WindowFunction::BlackmanHarris2,
-    };
-    let mut resampler =
-        SincFixedIn::<f32>::new(ratio, 1.0, params, CHUNK, 1).map_err(|e| e.to_string())?;
-    let expected = (mono.len() as f64 * ratio).round() as usize;
-    let mut out = Vec::with_capacity(expected + 2 * CHUNK);
-    let mut chunks = mono.chunks_exact(CHUNK);
-    for chunk in &mut chunks {
-        let r = resampler
-            .process(&[chunk], None)
-            .map_err(|e| e.to_string())?;
-        out.extend_from_slice(&r[0]);
-    }
-    let r = resampler
-        .process_partial(Some(&[chunks.remainder()]), None)
-        .map_err(|e| e.to_string())?;
-    out.extend_from_slice(&r[0]);
-    // rubato 0.16's sinc resampler starts aligned (its output_delay() does not apply to the
-    // samples it returns), so only the tail needs flushing out of the filter.
-    while out.len() < expected {
-        let r = resampler
-            .process_partial::<&[f32]>(None, None)
-            .map_err(|e| e.to_string())?;
-        if r[0].is_empty() {
-            break;
-        }
-        out.extend_from_slice(&r[0]);
-    }
-    out.truncate(expected);
-    Ok(out)
-}
-
-fn to_i16(s: f32) -> i16 {
-    (s * 32768.0).round().clamp(-32768.0, 32767.0) as i16
+    wav::decode(reader, None, path, &Limits::default())
 }
 
 #[cfg(test)]
@@ -521,23 +387,6 @@ mod tests {
             .max()
             .unwrap();
         assert!((9500..=10_500).contains(&peak), "peak {peak}");
-    }
-
-    #[test]
-    fn resampling_keeps_time_an_impulse_stays_where_it_was() {
-        for rate in [8_000u32, 22_050, 44_100, 48_000] {
-            let mut x = vec![0f32; rate as usize];
-            x[rate as usize / 2] = 1.0;
-            let out = resample(&x, rate).unwrap();
-            assert_eq!(out.len(), 16_000);
-            let peak = (0..out.len())
-                .max_by(|&a, &b| out[a].total_cmp(&out[b]))
-                .unwrap();
-            assert!(
-                (7999..=8001).contains(&peak),
-                "{rate} Hz: impulse at {peak}, not 8000"
-            );
-        }
     }
 
     #[test]

@@ -6,7 +6,7 @@ use anyhow::Context;
 use clap::Args;
 
 use super::print;
-use crate::transcribe::{self, Engine, Options, Transcript};
+use crate::transcribe::{self, Engine, Options, Progress, Transcript};
 use crate::{audio, config, model};
 
 /// Output formats of `yazses transcribe`.
@@ -50,6 +50,10 @@ pub struct TranscribeArgs {
     /// Refuse files larger than this, in MiB [default: transcribe.max_file_mib, 1024].
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub max_file_mib: Option<u64>,
+    /// Transcribe what decodes from a file with a damaged or missing tail (and say where
+    /// it stops) instead of refusing it.
+    #[arg(long)]
+    pub partial: bool,
 }
 
 pub(super) fn run(args: TranscribeArgs, config: &config::Config) -> anyhow::Result<()> {
@@ -66,6 +70,7 @@ pub(super) fn run(args: TranscribeArgs, config: &config::Config) -> anyhow::Resu
                 .unwrap_or(t.max_file_mib)
                 .saturating_mul(1 << 20),
             max_secs: args.max_duration_s.unwrap_or(t.max_duration_s),
+            accept_partial: args.partial,
         },
         cancel: None,
         fit_context: false,
@@ -75,12 +80,23 @@ pub(super) fn run(args: TranscribeArgs, config: &config::Config) -> anyhow::Resu
     for file in &args.files {
         let bar = progress_bar(file);
         let ticker = bar.clone();
-        let result = transcribe::transcribe_file(&engine, file, &options, move |pct| {
-            ticker.set_position(pct.clamp(0, 100) as u64)
+        let result = transcribe::transcribe_file(&engine, file, &options, move |p| {
+            if let Progress::Percent(pct) = p {
+                ticker.set_position(pct.clamp(0, 100) as u64)
+            }
         });
         bar.finish_and_clear();
         match result {
-            Ok(t) => print_transcript(&t, args.format, many.then_some(file.as_path()))?,
+            Ok(t) => {
+                if let Some(ms) = t.cut_short_ms {
+                    tracing::warn!(
+                        file = %file.display(),
+                        at_s = ms as f64 / 1000.0,
+                        "the file is cut short; the transcript covers what decoded"
+                    );
+                }
+                print_transcript(&t, args.format, many.then_some(file.as_path()))?
+            }
             // With several files, one bad file does not stop the rest.
             Err(e) if many => {
                 failed += 1;

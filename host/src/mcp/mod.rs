@@ -21,7 +21,8 @@ pub use types::{AskParams, Language, SegmentOut, TranscribeOutput, TranscribePar
 
 use crate::ask::{AskHuman, MAX_QUESTION_CHARS};
 use crate::config::Config;
-use crate::transcribe::{self, Engine, Options, Transcriber};
+use crate::transcribe::gate::Waiting;
+use crate::transcribe::{self, Engine, Options, Progress, Transcriber};
 
 /// The model, loaded on first use and kept.
 #[derive(Default)]
@@ -36,7 +37,8 @@ impl Models {
             return Ok(e.clone());
         }
         let path = crate::model::resolve(&config.transcribe.model).map_err(|e| e.to_string())?;
-        let engine = Arc::new(Engine::load(&path).map_err(|e| e.to_string())?);
+        let engine = Engine::load(&path).map_err(|e| e.to_string())?;
+        let engine = Arc::new(engine.with_places(config.parallel()));
         *slot = Some(engine.clone());
         Ok(engine)
     }
@@ -53,7 +55,7 @@ pub struct Server {
 
 /// `transcribe`'s description: purpose, when to use it and when not, behaviour beyond the
 /// annotations, parameters.
-pub const TRANSCRIBE_DESCRIPTION: &str = "Transcribe an audio file that is already on this machine into text, with timed segments. Use it for recordings the user or another tool has saved (WAV, FLAC, MP3, Ogg/Vorbis; any sample rate). Do not use it to hear the user live: that is ask_human. It only reads the file, on this machine; nothing is uploaded. A file without speech returns heard = false and empty text (nothing is invented). Refusals come back as error results that say why: missing or unreadable files, directories and devices, damaged files, files over the size or duration cap, languages the model does not speak. Long files take a while (about 20 times faster than real time with the default model); progress is reported when the request carries a progress token, and cancelling the request stops the work. Parameters: path (required), language (optional: a language code or auto, the default).";
+pub const TRANSCRIBE_DESCRIPTION: &str = "Transcribe an audio file that is already on this machine into text, with timed segments. Use it for recordings the user or another tool has saved (WAV, FLAC, MP3, Ogg/Vorbis; any sample rate). Do not use it to hear the user live: that is ask_human. It only reads the file, on this machine; nothing is uploaded. A file without speech returns heard = false and empty text (nothing is invented). Refusals come back as error results that say why: missing or unreadable files, directories and devices, damaged files, files over the size or duration cap, languages the model does not speak. A file whose tail is damaged or missing is refused, saying where it stops, unless partial is true (then cut_short_ms says where the transcript ends). Long files take a while (about 20 times faster than real time with the default model). A few files are transcribed at once (as many as the cores allow); more calls wait their turn, in order. Progress, including the wait, is reported when the request carries a progress token, and cancelling the request stops the work, waiting or not. The same file gives the same text every time. Parameters: path (required), language (optional: a language code or auto, the default), partial (optional, default false).";
 
 /// `ask_human`'s description.
 pub const ASK_HUMAN_DESCRIPTION: &str = "Ask the user a question out loud and return the spoken answer as text. Use it only for a decision or a fact that only the user has, when they are likely at the computer; prefer asking in text when you can. The question is spoken as \"<your client's name> asks: <question>\" through the speakers (and printed on the server's stderr); then the microphone listens until the user stops talking (1.2 s of silence), nobody starts within 8 s (heard = false, answer empty), or timeout_s passes, and is released at once. The answer is returned to you only: it is never typed, pasted or sent anywhere else. It interrupts a person, so it is rationed: a few heard answers per hour (3 by default; unheard ones are free), never while the user is dictating, one question at a time across all of the user's agents (a question waits up to 20 s for another to finish, with progress saying who holds the microphone). Refusals come back as error results that say when to try again; do not retry sooner. Parameters: question (required, 1 to 500 characters, one short question), timeout_s (optional, 1 to 120 s, default 30; many clients stop waiting after about 60 s, so above 50 the call is refused unless the request carries a progress token, which the server then keeps alive with progress notifications).";
@@ -109,11 +111,20 @@ impl Server {
     ) -> Result<Json<TranscribeOutput>, String> {
         let cancel = cancel_flag(&context);
         let progress = context.meta.get_progress_token().map(|token| {
-            let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<i32>();
+            let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Progress>();
             let peer = context.peer.clone();
             tokio::spawn(async move {
-                while let Some(pct) = rx.recv().await {
-                    let mut p = ProgressNotificationParam::new(token.clone(), f64::from(pct));
+                while let Some(progress) = rx.recv().await {
+                    let mut p = match progress {
+                        Progress::Percent(pct) => {
+                            ProgressNotificationParam::new(token.clone(), f64::from(pct))
+                        }
+                        Progress::Waiting(w) => {
+                            let mut p = ProgressNotificationParam::new(token.clone(), 0.0);
+                            p.message = Some(waiting_words(w));
+                            p
+                        }
+                    };
                     p.total = Some(100.0);
                     let _ = peer.notify_progress(p).await;
                 }
@@ -128,14 +139,17 @@ impl Server {
                 language: params.language.map(Language::code),
                 threads: config.transcribe.threads,
                 beam_size: usize::from(config.transcribe.beam_size),
-                limits: config.limits(),
+                limits: crate::audio::Limits {
+                    accept_partial: params.partial,
+                    ..config.limits()
+                },
                 cancel: Some(cancel),
                 fit_context: false,
             };
             let path = PathBuf::from(&params.path);
-            transcribe::transcribe_file(&engine, &path, &options, move |pct| {
+            transcribe::transcribe_file(&engine, &path, &options, move |p| {
                 if let Some(tx) = &progress {
-                    let _ = tx.send(pct);
+                    let _ = tx.send(p);
                 }
             })
             .map_err(|e| e.to_string())
@@ -148,6 +162,7 @@ impl Server {
             audio_ms: result.audio_ms,
             heard: result.heard,
             language: result.language,
+            cut_short_ms: result.cut_short_ms,
         }))
     }
 
@@ -262,6 +277,20 @@ impl Server {
     instructions = "yazses turns speech into text on this machine. transcribe: an audio file -> text. ask_human (only when enabled): ask the user a short question out loud and get the spoken answer; it is rationed, use it sparingly."
 )]
 impl ServerHandler for Server {}
+
+/// A progress message for a file waiting its turn.
+fn waiting_words(w: Waiting) -> String {
+    let ahead = match w.ahead {
+        0 => String::new(),
+        1 => " and 1 more waiting ahead".into(),
+        n => format!(" and {n} more waiting ahead"),
+    };
+    format!(
+        "waiting: {} transcription{} running{ahead}",
+        w.running,
+        if w.running == 1 { "" } else { "s" }
+    )
+}
 
 /// A flag set when the client cancels the request (`notifications/cancelled`).
 fn cancel_flag(context: &RequestContext<RoleServer>) -> Arc<AtomicBool> {

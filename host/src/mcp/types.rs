@@ -64,6 +64,10 @@ pub struct TranscribeParams {
     #[serde(default)]
     #[schemars(with = "Language", extend("default" = "auto"))]
     pub language: Option<Language>,
+    /// A file with a damaged or missing tail is refused unless this is true; then what
+    /// decodes is transcribed and `cut_short_ms` says where the file stops.
+    #[serde(default)]
+    pub partial: bool,
 }
 
 /// Result of `transcribe`.
@@ -81,6 +85,11 @@ pub struct TranscribeOutput {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(with = "String")]
     pub language: Option<String>,
+    /// Where a file cut short stops, in milliseconds (only with `partial`; absent for a
+    /// whole file).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "u64")]
+    pub cut_short_ms: Option<u64>,
 }
 
 /// One timed piece of a transcript.

@@ -13,19 +13,15 @@ use std::time::{Duration, Instant};
 
 use cpal::traits::{DeviceTrait, HostTrait, StreamTrait};
 use cpal::{FromSample, Sample, SampleFormat, SizedSample};
-use rubato::{
-    Resampler, SincFixedIn, SincInterpolationParameters, SincInterpolationType, WindowFunction,
-};
 use yazses_core::frame::{FRAME_SAMPLES, Frame, SAMPLE_RATE_HZ};
 
 use super::{FrameSource, SourceError};
+use crate::audio::resample::{Quality, To16k};
 
 /// Seconds of audio the ring holds between the callback and the reader.
 const RING_SECONDS: u32 = 4;
 /// How long the reader waits for audio before calling the device dead.
 const STALL: Duration = Duration::from_secs(3);
-/// Input chunk of the streaming resampler.
-const RESAMPLE_CHUNK: usize = 480;
 
 /// An input device as `yazses devices` lists it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -70,8 +66,8 @@ pub struct CpalSource {
     stream: cpal::Stream,
     ring: rtrb::Consumer<i16>,
     rate: u32,
-    resampler: Option<SincFixedIn<f32>>,
-    unresampled: Vec<f32>,
+    to16k: To16k,
+    unconverted: Vec<f32>,
     ready: VecDeque<i16>,
     dropped: Arc<AtomicU64>,
     failure: Arc<Mutex<Option<String>>>,
@@ -157,34 +153,15 @@ impl CpalSource {
         stream
             .play()
             .map_err(|e| dev_err("starting the input stream", &e))?;
-        let resampler = if rate == SAMPLE_RATE_HZ {
-            None
-        } else {
-            let params = SincInterpolationParameters {
-                sinc_len: 64,
-                f_cutoff: 0.915,
-                interpolation: SincInterpolationType::Linear,
-                oversampling_factor: 64,
-                window: WindowFunction::BlackmanHarris2,
-            };
-            Some(
-                SincFixedIn::new(
-                    f64::from(SAMPLE_RATE_HZ) / f64::from(rate),
-                    1.0,
-                    params,
-                    RESAMPLE_CHUNK,
-                    1,
-                )
-                .map_err(|e| dev_err("setting up resampling", &e))?,
-            )
-        };
+        let to16k = To16k::new(rate, Quality::Live)
+            .map_err(|e| SourceError::Missing(format!("setting up resampling: {e}")))?;
         tracing::info!(rate, channels, format = %config.sample_format(), "microphone open");
         Ok(CpalSource {
             stream,
             ring,
             rate,
-            resampler,
-            unresampled: Vec::with_capacity(RESAMPLE_CHUNK * 2),
+            to16k,
+            unconverted: Vec::with_capacity(1024),
             ready: VecDeque::with_capacity(FRAME_SAMPLES * 8),
             dropped,
             failure,
@@ -201,26 +178,12 @@ impl CpalSource {
             .ring
             .read_chunk(n)
             .map_err(|e| SourceError::Gone(e.to_string()))?;
-        match self.resampler.as_mut() {
-            None => self.ready.extend(chunk),
-            Some(resampler) => {
-                self.unresampled
-                    .extend(chunk.into_iter().map(|s| f32::from(s) / 32768.0));
-                let mut start = 0;
-                while self.unresampled.len() - start >= RESAMPLE_CHUNK {
-                    let out = resampler
-                        .process(&[&self.unresampled[start..start + RESAMPLE_CHUNK]], None)
-                        .map_err(|e| SourceError::Gone(e.to_string()))?;
-                    self.ready.extend(
-                        out[0]
-                            .iter()
-                            .map(|&s| (s * 32768.0).round().clamp(-32768.0, 32767.0) as i16),
-                    );
-                    start += RESAMPLE_CHUNK;
-                }
-                self.unresampled.drain(..start);
-            }
-        }
+        self.unconverted.clear();
+        self.unconverted
+            .extend(chunk.into_iter().map(|s| f32::from(s) / 32768.0));
+        self.to16k
+            .push(&self.unconverted, &mut self.ready)
+            .map_err(SourceError::Gone)?;
         Ok(n)
     }
 }

@@ -1,8 +1,12 @@
 //! Speech to text with whisper.cpp (through `whisper-rs`).
 //!
-//! An [`Engine`] loads a ggml model once and is reused for every utterance; each call gets
-//! a fresh whisper state, so calls do not leak context into each other. whisper.cpp's own
-//! printing is off and its log is routed to `tracing` (stderr), so stdout stays clean.
+//! An [`Engine`] loads a ggml model once and is reused for every utterance. Each call gets
+//! a fresh whisper state (about 10 ms to make): a reused state keeps its sampling
+//! generator, so temperature fallback made the same file read differently call after call.
+//! States are bounded by a [`gate`]: files wait their turn when all places are taken, and
+//! live captures (a spoken answer, a dictation) have a place of their own, so an answer is
+//! never stuck behind a long file. whisper.cpp's own printing is off and its log is routed
+//! to `tracing` (stderr), so stdout stays clean.
 //!
 //! [`transcribe_file`] is the one path from a file to a [`Transcript`]: `yazses transcribe`
 //! and the MCP `transcribe` tool both call it. It decodes the file ([`crate::audio`]), runs
@@ -14,9 +18,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::Serialize;
-use whisper_rs::{
-    FullParams, SamplingStrategy, WhisperContext, WhisperContextParameters, WhisperState,
-};
+use whisper_rs::{FullParams, SamplingStrategy, WhisperContext, WhisperContextParameters};
 use yazses_core::autostop::Autostop;
 use yazses_core::endpoint::EndpointConfig;
 use yazses_core::frame::FRAME_SAMPLES;
@@ -25,6 +27,21 @@ use yazses_core::vad::Vad;
 
 use crate::audio::{self, Audio, AudioError, Limits};
 use crate::model::ggml;
+
+pub mod gate;
+mod lane;
+
+use gate::Waiting;
+use lane::Lane;
+
+/// Where a transcription stands, for a progress display.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Progress {
+    /// Waiting for a place: other transcriptions are running.
+    Waiting(Waiting),
+    /// whisper's own percentage, 0 to 100.
+    Percent(i32),
+}
 
 /// A stretch of the transcript, with its times in the audio.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -53,6 +70,10 @@ pub struct Transcript {
     /// The spoken language, when the model is multilingual.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub language: Option<String>,
+    /// Where a file with a damaged or missing tail stops, in milliseconds, when partial
+    /// output was asked for; absent for a whole file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cut_short_ms: Option<u64>,
 }
 
 /// How to transcribe.
@@ -99,13 +120,19 @@ pub enum TranscribeError {
     Cancelled,
 }
 
-/// A loaded model, reusable across calls (and threads: each call makes its own state).
+/// A loaded model, reusable across calls and threads: files and live captures each run
+/// on their own lane of worker threads, each call with a fresh whisper state.
 pub struct Engine {
+    model: Arc<Model>,
+    /// Workers for files transcribed at the same time.
+    files: Lane,
+    /// A worker for live captures, apart from files.
+    live: Lane,
+}
+
+/// The loaded weights and what they are.
+pub(crate) struct Model {
     ctx: WhisperContext,
-    /// Idle whisper states. A state holds the KV caches and compute buffers (tens of MB);
-    /// reusing one saves allocating them per call, and calls at the same time each get
-    /// their own.
-    idle: std::sync::Mutex<Vec<WhisperState>>,
     name: String,
     path: PathBuf,
     multilingual: bool,
@@ -114,9 +141,10 @@ pub struct Engine {
 impl std::fmt::Debug for Engine {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Engine")
-            .field("name", &self.name)
-            .field("path", &self.path)
-            .field("multilingual", &self.multilingual)
+            .field("name", &self.model.name)
+            .field("path", &self.model.path)
+            .field("multilingual", &self.model.multilingual)
+            .field("places", &self.files.places())
             .finish()
     }
 }
@@ -159,31 +187,94 @@ impl Engine {
             load_ms = started.elapsed().as_millis() as u64,
             "model loaded"
         );
-        Ok(Engine {
+        let model = Arc::new(Model {
             ctx,
-            idle: std::sync::Mutex::new(Vec::new()),
             name,
             path: path.to_owned(),
             multilingual,
+        });
+        Ok(Engine {
+            files: Lane::new(&model, places_for(0), "files"),
+            live: Lane::new(&model, 1, "live"),
+            model,
         })
+    }
+
+    /// The same engine with `places` files transcribed at once (at least one); more wait.
+    pub fn with_places(mut self, places: usize) -> Engine {
+        self.files = Lane::new(&self.model, places, "files");
+        self
+    }
+
+    /// How many files it transcribes at once.
+    pub fn places(&self) -> usize {
+        self.files.places()
     }
 
     /// The model's name.
     pub fn name(&self) -> &str {
-        &self.name
+        &self.model.name
     }
 
     /// Whether the model speaks more than English.
     pub fn is_multilingual(&self) -> bool {
-        self.multilingual
+        self.model.multilingual
     }
 
-    /// Transcribes 16 kHz mono audio; `progress` gets whisper's percentage.
+    /// Transcribes 16 kHz mono audio from a file; `progress` hears a wait for a place,
+    /// then whisper's percentage.
     pub fn transcribe(
         &self,
         audio: &Audio,
         options: &Options,
-        progress: impl FnMut(i32) + 'static,
+        progress: impl FnMut(Progress) + Send + 'static,
+    ) -> Result<Transcript, TranscribeError> {
+        let audio = audio.clone();
+        self.in_lane(
+            &self.files,
+            options,
+            progress,
+            move |model, options, progress| model.run(&audio, options, progress),
+        )
+    }
+
+    /// Waits for a place in `lane` (telling `progress` while it waits), then runs `job` on
+    /// that place's worker.
+    fn in_lane(
+        &self,
+        lane: &Lane,
+        options: &Options,
+        mut progress: impl FnMut(Progress) + Send + 'static,
+        job: impl FnOnce(
+            &Model,
+            &Options,
+            Box<dyn FnMut(Progress) + Send>,
+        ) -> Result<Transcript, TranscribeError>
+        + Send
+        + 'static,
+    ) -> Result<Transcript, TranscribeError> {
+        let place = lane
+            .enter(options.cancel.as_deref(), |w| {
+                tracing::info!(
+                    running = w.running,
+                    ahead = w.ahead,
+                    "waiting for another transcription to finish"
+                );
+                progress(Progress::Waiting(w));
+            })
+            .ok_or(TranscribeError::Cancelled)?;
+        let options = options.clone();
+        lane.run(place, move |model| job(model, &options, Box::new(progress)))?
+    }
+}
+
+impl Model {
+    /// Transcribes, on a worker holding a place.
+    fn run(
+        &self,
+        audio: &Audio,
+        options: &Options,
+        mut progress: Box<dyn FnMut(Progress) + Send>,
     ) -> Result<Transcript, TranscribeError> {
         let language = self.language(options.language.as_deref())?;
         let audio_ms = audio.duration_ms();
@@ -196,6 +287,7 @@ impl Engine {
                 audio_ms,
                 heard: false,
                 language: None,
+                cut_short_ms: audio.cut_short_ms,
             });
         }
         let strategy = match options.beam_size {
@@ -219,7 +311,10 @@ impl Engine {
             params.set_audio_ctx(ctx as i32);
             params.set_single_segment(true);
         }
-        params.set_progress_callback_safe(progress);
+        params.set_progress_callback_safe(move |pct| progress(Progress::Percent(pct)));
+        // Explicit, though it is whisper.cpp's default: no text of an earlier call is
+        // carried into this one as its prompt.
+        params.set_no_context(true);
         if let Some(cancel) = options.cancel.clone() {
             // whisper-rs 0.16's set_abort_callback_safe boxes the closure as a trait object
             // but calls it back as the closure's own type; handing it a closure that already
@@ -234,14 +329,10 @@ impl Engine {
             .map(|&s| f32::from(s) / 32768.0)
             .collect();
         let started = std::time::Instant::now();
-        let idle = self.idle.lock().ok().and_then(|mut idle| idle.pop());
-        let mut state = match idle {
-            Some(state) => state,
-            None => self
-                .ctx
-                .create_state()
-                .map_err(|e| TranscribeError::Whisper(e.to_string()))?,
-        };
+        let mut state = self
+            .ctx
+            .create_state()
+            .map_err(|e| TranscribeError::Whisper(e.to_string()))?;
         tracing::debug!(
             state_ms = started.elapsed().as_millis() as u64,
             "whisper state ready"
@@ -296,9 +387,7 @@ impl Engine {
             .then(|| whisper_rs::get_lang_str(state.full_lang_id_from_state()))
             .flatten()
             .map(str::to_owned);
-        if let Ok(mut idle) = self.idle.lock() {
-            idle.push(state);
-        }
+        drop(state);
         Ok(Transcript {
             text,
             segments,
@@ -306,6 +395,7 @@ impl Engine {
             audio_ms,
             heard: true,
             language,
+            cut_short_ms: audio.cut_short_ms,
         })
     }
 
@@ -348,8 +438,14 @@ impl Engine {
             samples,
             source_rate: yazses_core::frame::SAMPLE_RATE_HZ,
             source_channels: 1,
+            cut_short_ms: None,
         };
-        let t = self.transcribe(&audio, options, |_| {})?;
+        let t = self.in_lane(
+            &self.live,
+            options,
+            |_| {},
+            move |model, options, progress| model.run(&audio, options, progress),
+        )?;
         Ok(Said {
             heard: t.heard && !t.text.is_empty(),
             text: t.text,
@@ -357,17 +453,27 @@ impl Engine {
     }
 }
 
-/// The one path from a file to text: decode, gate on speech, transcribe.
+/// The one path from a file to text: wait for a place, decode, gate on speech,
+/// transcribe. The place is taken before decoding, so calls at once hold at most as many
+/// decoded files as whisper states, and are served in the order they came.
 pub fn transcribe_file(
     engine: &Engine,
     path: &Path,
     options: &Options,
-    progress: impl FnMut(i32) + 'static,
+    progress: impl FnMut(Progress) + Send + 'static,
 ) -> Result<Transcript, TranscribeError> {
     let started = std::time::Instant::now();
-    let audio = audio::read(path, &options.limits)?;
-    tracing::info!(decode_ms = started.elapsed().as_millis() as u64, "decoded");
-    let transcript = engine.transcribe(&audio, options, progress)?;
+    let path = path.to_owned();
+    let transcript = engine.in_lane(
+        &engine.files,
+        options,
+        progress,
+        move |model, options, progress| {
+            let audio = audio::read(&path, &options.limits)?;
+            tracing::info!(decode_ms = started.elapsed().as_millis() as u64, "decoded");
+            model.run(&audio, options, progress)
+        },
+    )?;
     tracing::info!(
         audio_ms = transcript.audio_ms,
         total_ms = started.elapsed().as_millis() as u64,
@@ -394,6 +500,13 @@ pub fn has_speech(samples: &[i16]) -> bool {
         };
         run >= min_frames
     })
+}
+
+/// Files transcribed at once when each call uses `threads` (0: one per core): as many as
+/// the cores hold, one at least, four at most.
+pub fn places_for(threads: usize) -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    (cores / self::threads(threads) as usize).clamp(1, 4)
 }
 
 fn threads(requested: usize) -> i32 {
@@ -484,6 +597,7 @@ mod tests {
             audio_ms: 3_727_500,
             heard: true,
             language: None,
+            cut_short_ms: None,
         }
     }
 
