@@ -52,6 +52,9 @@ pub struct Answer {
     /// How long the question waited for the microphone (another process's question, or a
     /// `yazses listen`, had it), in milliseconds.
     pub queued_ms: u64,
+    /// Whether the question was said out loud; `false` when the user turned speaking off
+    /// (`[speak] enabled = false`) and it was only printed.
+    pub spoken: bool,
 }
 
 /// Why a question was not asked, or its answer not obtained. Each says what happened and
@@ -95,6 +98,11 @@ pub enum AskError {
     /// The answer could not be transcribed.
     #[error("The answer was recorded but could not be transcribed ({0}); ask in text instead.")]
     Transcribe(String),
+    /// The question could not be said, so nothing was listened for.
+    #[error(
+        "The question could not be spoken ({0}), so the user never heard it and the microphone was not opened; ask in text instead."
+    )]
+    NotSpoken(String),
     /// The caller cancelled.
     #[error("The question was cancelled.")]
     Cancelled,
@@ -217,10 +225,20 @@ impl AskHuman {
             }
             e
         };
-        let spoken = format!("{caller} asks: {question}");
-        if let Err(e) = crate::speak::say(&self.config.speak.command, &spoken) {
-            // The question is on stderr either way; a missing voice is not worth failing.
-            tracing::warn!(error = %e, "the question was printed but not spoken");
+        let said = format!("{caller} asks: {question}");
+        let speak = &self.config.speak;
+        if speak.enabled {
+            let timeout = crate::speak::timeout_for(&said, speak.timeout_s);
+            // Whatever the microphone picks up after a question the user never heard is
+            // not an answer to it.
+            crate::speak::say(&speak.command, &said, timeout, cancel).map_err(|e| {
+                refund(match e {
+                    crate::speak::SpeakError::Cancelled => AskError::Cancelled,
+                    e => AskError::NotSpoken(e.to_string()),
+                })
+            })?;
+        } else {
+            eprintln!("yazses: {}", crate::speak::printable(&said));
         }
         if cancel.load(Ordering::SeqCst) {
             return Err(refund(AskError::Cancelled));
@@ -241,6 +259,7 @@ impl AskHuman {
             stopped_because: utterance.stopped_because,
             listen_ms: utterance.listen_ms,
             queued_ms,
+            spoken: speak.enabled,
         };
         if !utterance.samples.is_empty() {
             let transcriber = transcriber().map_err(|e| refund(AskError::Transcribe(e)))?;
@@ -460,6 +479,62 @@ mod tests {
                 .unwrap_err();
             assert!(matches!(err, AskError::BadQuestion(_)), "{err}");
         }
+    }
+
+    /// Issue 16, item 7: the microphone opened after a question nobody heard.
+    #[test]
+    fn a_question_that_could_not_be_spoken_is_refused_and_nothing_is_listened_to() {
+        let dir = runtime_dir("unspoken");
+        for command in [vec!["/nonexistent/speaker"], vec!["false"]] {
+            let mut config = Config::default();
+            config.mcp.ask_human_per_hour = 1;
+            config.speak.command = command.iter().map(|s| (*s).to_owned()).collect();
+            let opened = Arc::new(AtomicBool::new(false));
+            let seen = opened.clone();
+            let s = AskHuman::with_parts(
+                config,
+                Ok(Coordinator::new(RuntimeDir::at(&dir).unwrap())),
+                Box::new(move |_| {
+                    seen.store(true, Ordering::SeqCst);
+                    Ok(Box::new(FileSource::from_samples(voice(800), false)))
+                }),
+            );
+            let err = ask(&s, never_loaded).unwrap_err();
+            assert!(matches!(err, AskError::NotSpoken(_)), "{err}");
+            assert!(
+                err.to_string().contains(command[0])
+                    && err.to_string().contains("microphone was not opened"),
+                "{err}"
+            );
+            assert!(
+                !opened.load(Ordering::SeqCst),
+                "{command:?}: the microphone opened"
+            );
+        }
+        // Nothing was charged: a question that was heard still fits in the budget of 1.
+        let mut speech = vec![0; 16 * 500];
+        speech.extend(voice(800));
+        let ok = service(1, &dir, speech);
+        let answer = ask(&ok, || Ok(says("yes"))).unwrap();
+        assert!(answer.spoken && answer.heard, "{answer:?}");
+    }
+
+    #[test]
+    fn with_speaking_turned_off_the_answer_says_the_question_was_only_printed() {
+        let dir = runtime_dir("printed");
+        let mut config = Config::default();
+        config.speak.enabled = false;
+        config.speak.command = vec!["/nonexistent/speaker".into()];
+        let mut speech = vec![0; 16 * 500];
+        speech.extend(voice(800));
+        let s = AskHuman::with_parts(
+            config,
+            Ok(Coordinator::new(RuntimeDir::at(&dir).unwrap())),
+            Box::new(move |_| Ok(Box::new(FileSource::from_samples(speech.clone(), false)))),
+        );
+        let answer = ask(&s, || Ok(says("yes"))).unwrap();
+        assert!(!answer.spoken, "{answer:?}");
+        assert_eq!(answer.answer, "yes");
     }
 
     #[test]

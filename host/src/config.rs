@@ -205,13 +205,29 @@ fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<Trigger>, D
 }
 
 /// `[speak]`.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Speak {
+    /// Whether questions are spoken. Off: they are only printed (on the server's stderr),
+    /// and each answer says so.
+    pub enabled: bool,
     /// The command and its arguments; `{text}` is replaced by what to say (or the text is
     /// the last argument when no argument holds `{text}`). Empty: the first of espeak-ng,
     /// spd-say, say (macOS) or PowerShell's SAPI that is installed.
     pub command: Vec<String>,
+    /// The longest the command may take, in seconds; 0: from the text's length (10 s
+    /// plus 1 s per 10 characters, at most 60 s). Past it the command is killed.
+    pub timeout_s: f64,
+}
+
+impl Default for Speak {
+    fn default() -> Self {
+        Speak {
+            enabled: true,
+            command: Vec::new(),
+            timeout_s: 0.0,
+        }
+    }
 }
 
 /// Why the configuration cannot be used.
@@ -402,6 +418,13 @@ impl Config {
                 "mcp.ask_human_queue_s",
                 m.ask_human_queue_s.to_string(),
                 "0 to 600 seconds",
+            );
+        }
+        if !(0.0..=600.0).contains(&self.speak.timeout_s) {
+            return bad(
+                "speak.timeout_s",
+                self.speak.timeout_s.to_string(),
+                "0 (from the text's length) to 600 seconds",
             );
         }
         let t = &self.transcribe;

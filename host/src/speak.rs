@@ -6,8 +6,16 @@
 //! is passed as one argument, never through a shell. The command inherits our stdout: in
 //! `yazses mcp-server` that descriptor already points at stderr (the server's fd-level
 //! guard), so a chatty speech program cannot write into the MCP stream; a test pins that.
+//!
+//! Speaking is bounded: the command runs in a process group of its own, and the whole
+//! group is killed when it outlasts its timeout, when the caller cancels, and when the
+//! server exits ([`stop_all`]), so a hung synthesiser (or the player it started) neither
+//! blocks a question nor outlives yazses.
 
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 /// Why the question could not be spoken.
 #[derive(Debug, thiserror::Error)]
@@ -23,6 +31,78 @@ pub enum SpeakError {
         /// Why.
         reason: String,
     },
+    /// The command did not finish in time and was killed.
+    #[error("the speech command {command} was still running after {secs} s and was stopped")]
+    TimedOut {
+        /// The program.
+        command: String,
+        /// The limit.
+        secs: u64,
+    },
+    /// The caller cancelled while the question was being said.
+    #[error("cancelled while speaking")]
+    Cancelled,
+}
+
+/// The time allowed to say `text`: 10 s plus 1 s per 10 characters, at most 60 s, unless
+/// `configured_s` (non-zero) says otherwise.
+pub fn timeout_for(text: &str, configured_s: f64) -> Duration {
+    if configured_s > 0.0 {
+        return Duration::from_secs_f64(configured_s);
+    }
+    Duration::from_secs((10 + text.chars().count() as u64 / 10).min(60))
+}
+
+/// Process groups of speech commands still running, for [`stop_all`].
+static SPEAKING: Mutex<Vec<u32>> = Mutex::new(Vec::new());
+
+/// Kills every speech command still running (with what it started): for a server on its
+/// way out.
+pub fn stop_all() {
+    let groups = std::mem::take(&mut *SPEAKING.lock().unwrap_or_else(|e| e.into_inner()));
+    for pid in groups {
+        kill_group(pid);
+    }
+}
+
+#[cfg(unix)]
+fn kill_group(pid: u32) {
+    if let Some(pid) = rustix::process::Pid::from_raw(pid as i32) {
+        let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+    }
+}
+
+#[cfg(not(unix))]
+fn kill_group(_pid: u32) {}
+
+/// A running speech command, registered for [`stop_all`] while it runs.
+struct Speaking(Child);
+
+impl Speaking {
+    fn start(command: &mut Command) -> std::io::Result<Speaking> {
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(command, 0);
+        let mut groups = SPEAKING.lock().unwrap_or_else(|e| e.into_inner());
+        let child = command.spawn()?;
+        groups.push(child.id());
+        Ok(Speaking(child))
+    }
+
+    fn kill(&mut self) {
+        kill_group(self.0.id());
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+impl Drop for Speaking {
+    fn drop(&mut self) {
+        let id = self.0.id();
+        SPEAKING
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|&p| p != id);
+    }
 }
 
 /// The program and arguments that will say `text`.
@@ -85,10 +165,16 @@ pub fn printable(text: &str) -> String {
         .collect()
 }
 
-/// Prints the text on stderr and speaks it, waiting until it has been said. The text is
-/// passed through [`printable`] first: a question comes from an agent, and its bytes must
-/// not reach the user's terminal as commands.
-pub fn say(configured: &[String], text: &str) -> Result<(), SpeakError> {
+/// Prints the text on stderr and speaks it, waiting until it has been said, at most
+/// `timeout`, and no longer than `cancel` stays clear. The text is passed through
+/// [`printable`] first: a question comes from an agent, and its bytes must not reach the
+/// user's terminal as commands.
+pub fn say(
+    configured: &[String],
+    text: &str,
+    timeout: Duration,
+    cancel: &AtomicBool,
+) -> Result<(), SpeakError> {
     let text = &printable(text);
     eprintln!("yazses: {text}");
     let args = command_line(configured, text)?;
@@ -96,11 +182,29 @@ pub fn say(configured: &[String], text: &str) -> Result<(), SpeakError> {
         command: args[0].clone(),
         reason,
     };
-    let status = Command::new(&args[0])
-        .args(&args[1..])
-        .stdin(Stdio::null())
-        .status()
-        .map_err(|e| failed(e.to_string()))?;
+    let mut speaking =
+        Speaking::start(Command::new(&args[0]).args(&args[1..]).stdin(Stdio::null()))
+            .map_err(|e| failed(e.to_string()))?;
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = speaking.0.try_wait().map_err(|e| failed(e.to_string()))? {
+            break status;
+        }
+        if cancel.load(Ordering::SeqCst) {
+            speaking.kill();
+            return Err(SpeakError::Cancelled);
+        }
+        if started.elapsed() >= timeout {
+            speaking.kill();
+            return Err(SpeakError::TimedOut {
+                command: args[0].clone(),
+                secs: timeout.as_secs(),
+            });
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    // What the command started in its group (an audio player) goes with it.
+    kill_group(speaking.0.id());
     if !status.success() {
         return Err(failed(format!("it exited with {status}")));
     }
@@ -140,15 +244,78 @@ mod tests {
             format!("printf '%s' \"$1\" > {}", said.display()),
             "speak".to_owned(),
         ];
-        say(&cmd, hostile).unwrap();
+        say(
+            &cmd,
+            hostile,
+            Duration::from_secs(10),
+            &AtomicBool::new(false),
+        )
+        .unwrap();
         assert_eq!(std::fs::read_to_string(&said).unwrap(), clean);
+    }
+
+    fn say_for(cmd: &[&str], timeout: Duration, cancel: &AtomicBool) -> Result<(), SpeakError> {
+        let cmd: Vec<String> = cmd.iter().map(|s| (*s).to_owned()).collect();
+        say(&cmd, "hello", timeout, cancel)
     }
 
     #[test]
     fn a_failing_command_is_an_error_not_a_panic() {
-        let err = say(&["false".to_owned()], "hello").unwrap_err();
+        let no = AtomicBool::new(false);
+        let err = say_for(&["false"], Duration::from_secs(5), &no).unwrap_err();
         assert!(err.to_string().contains("false"), "{err}");
-        let err = say(&["/nonexistent/speaker".to_owned()], "hello").unwrap_err();
+        let err = say_for(&["/nonexistent/speaker"], Duration::from_secs(5), &no).unwrap_err();
         assert!(matches!(err, SpeakError::Failed { .. }), "{err}");
+    }
+
+    /// Whether a process runs (a killed one waiting to be reaped does not).
+    fn alive(pid: &str) -> bool {
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+            !stat
+                .rsplit(')')
+                .next()
+                .unwrap_or("")
+                .trim_start()
+                .starts_with('Z')
+        })
+    }
+
+    /// Issue 16, item 6: a hung speech command held the question forever.
+    #[test]
+    fn a_hung_command_is_stopped_at_its_timeout_with_what_it_started() {
+        let pidfile = std::env::temp_dir().join(format!("yazses-hung-{}", std::process::id()));
+        // A shell that starts a long sleep (as a synthesiser starts a player) and waits.
+        let script = format!("sleep 300 & echo $! > {}; wait", pidfile.display());
+        let started = Instant::now();
+        let err = say_for(
+            &["sh", "-c", &script, "speak"],
+            Duration::from_millis(500),
+            &AtomicBool::new(false),
+        )
+        .unwrap_err();
+        assert!(matches!(err, SpeakError::TimedOut { .. }), "{err}");
+        assert!(started.elapsed() < Duration::from_secs(3));
+        let sleeper = std::fs::read_to_string(&pidfile).unwrap();
+        std::thread::sleep(Duration::from_millis(100));
+        assert!(
+            !alive(sleeper.trim()),
+            "the player the command started is still running"
+        );
+    }
+
+    #[test]
+    fn cancelling_stops_the_command_at_once() {
+        let cancel = AtomicBool::new(true);
+        let started = Instant::now();
+        let err = say_for(&["sleep", "300"], Duration::from_secs(60), &cancel).unwrap_err();
+        assert!(matches!(err, SpeakError::Cancelled), "{err}");
+        assert!(started.elapsed() < Duration::from_secs(2));
+    }
+
+    #[test]
+    fn the_timeout_grows_with_the_text_within_bounds() {
+        assert_eq!(timeout_for("Ready?", 0.0), Duration::from_secs(10));
+        assert_eq!(timeout_for(&"x".repeat(500), 0.0), Duration::from_secs(60));
+        assert_eq!(timeout_for("x", 2.5), Duration::from_millis(2500));
     }
 }

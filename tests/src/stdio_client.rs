@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 pub struct StdioClient {
     /// The server process.
     pub child: Child,
-    stdin: ChildStdin,
+    stdin: Option<ChildStdin>,
     stdout: BufReader<ChildStdout>,
 }
 
@@ -31,7 +31,7 @@ impl StdioClient {
             .stderr(Stdio::null())
             .spawn()
             .expect("yazses starts");
-        let stdin = child.stdin.take().expect("piped");
+        let stdin = child.stdin.take();
         let stdout = BufReader::new(child.stdout.take().expect("piped"));
         let mut client = StdioClient {
             child,
@@ -51,10 +51,16 @@ impl StdioClient {
 
     /// Sends one message.
     pub fn send(&mut self, message: Value) {
-        self.stdin
+        let stdin = self.stdin.as_mut().expect("stdin is open");
+        stdin
             .write_all(format!("{message}\n").as_bytes())
             .expect("the server reads stdin");
-        self.stdin.flush().expect("flush");
+        stdin.flush().expect("flush");
+    }
+
+    /// Closes the server's stdin, as a client does to stop it.
+    pub fn close_stdin(&mut self) {
+        self.stdin = None;
     }
 
     /// Sends `tools/call` for `tool` with `arguments` as request `id`, with a progress

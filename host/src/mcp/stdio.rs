@@ -24,13 +24,45 @@ pub fn serve_stdio(config: Config) -> anyhow::Result<()> {
         let service = rmcp::ServiceExt::serve(server, (reader, writer))
             .await
             .map_err(|e| anyhow::anyhow!("the MCP session did not start: {e}"))?;
+        // Clients stop servers by closing stdin, and some then send SIGTERM: either way
+        // the session ends here and the clean-up below runs.
+        let stop = service.cancellation_token();
+        tokio::spawn(async move {
+            terminated().await;
+            tracing::info!("stopping on a signal");
+            stop.cancel();
+        });
         let reason = service.waiting().await?;
         tracing::info!(?reason, "MCP session ended");
         anyhow::Ok(())
     });
+    // A question being spoken must not outlive the server.
+    crate::speak::stop_all();
     // A blocking stdin read cannot be cancelled; do not wait for it at exit.
     runtime.shutdown_timeout(std::time::Duration::from_millis(200));
     result
+}
+
+/// SIGTERM, SIGINT or SIGHUP; never, where they cannot be watched.
+async fn terminated() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let kinds = [
+            SignalKind::terminate(),
+            SignalKind::interrupt(),
+            SignalKind::hangup(),
+        ];
+        if let [Ok(mut term), Ok(mut int), Ok(mut hup)] = kinds.map(signal) {
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = int.recv() => {}
+                _ = hup.recv() => {}
+            }
+            return;
+        }
+    }
+    std::future::pending::<()>().await
 }
 
 type Writer = Box<dyn tokio::io::AsyncWrite + Send + Unpin>;
