@@ -239,24 +239,57 @@ fn garbage_unknown_methods_and_bad_arguments_do_not_end_the_session() {
     assert!(s.close().success());
 }
 
+/// Issue 16, item 9: lines that were not JSON-RPC got no reply at all.
 #[test]
-fn an_oversized_line_is_survived_or_ends_the_session_cleanly() {
+fn every_line_that_is_not_a_message_gets_an_error_reply_and_the_session_goes_on() {
     let mut s = Session::start(&config(false));
     s.initialize();
     let huge = format!(
         "{{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/list\",\"params\":{{\"pad\":\"{}\"}}}}",
         "x".repeat(16 << 20)
     );
-    let stdin = s.stdin.as_mut().unwrap();
-    let wrote = stdin
-        .write_all(huge.as_bytes())
-        .and_then(|_| stdin.write_all(b"\n"));
-    if wrote.is_ok() {
-        // Either it answers the next request, or it has hung up; it must not hang.
-        s.send(json!({"jsonrpc": "2.0", "id": 6, "method": "tools/list", "params": {}}));
+    let bad: [(&[u8], i64, Value); 6] = [
+        (b"hello, server", -32700, Value::Null),
+        (
+            b"{\"jsonrpc\": \"2.0\", \"id\": 3, \"meth",
+            -32700,
+            Value::Null,
+        ),
+        (b"\xff\xfe\x00garbage", -32700, Value::Null),
+        (huge.as_bytes(), -32700, Value::Null),
+        (b"[1, 2, 3]", -32600, Value::Null),
+        (
+            b"{\"jsonrpc\": \"2.0\", \"id\": 44, \"params\": {}}",
+            -32600,
+            json!(44),
+        ),
+    ];
+    for (line, _, _) in &bad {
+        s.send_raw(line);
     }
-    let status = s.close();
-    assert!(status.code().is_some(), "killed by a signal: {status}");
+    s.send_raw(b"");
+    s.send(json!({"jsonrpc": "2.0", "id": 6, "method": "tools/list", "params": {}}));
+    let mut errors = Vec::new();
+    let listed = loop {
+        let v = s.recv();
+        if v["id"] == 6 {
+            break v;
+        }
+        errors.push(v);
+    };
+    assert_eq!(errors.len(), bad.len(), "{errors:#?}");
+    for ((_, code, id), reply) in bad.iter().zip(&errors) {
+        assert_eq!(reply["error"]["code"], *code, "{reply}");
+        assert_eq!(reply["id"], *id, "{reply}");
+    }
+    assert!(
+        errors[3]["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("longer than 4 MiB")
+    );
+    assert_eq!(listed["result"]["tools"].as_array().unwrap().len(), 1);
+    assert!(s.close().success());
 }
 
 #[test]

@@ -13,6 +13,7 @@ use rmcp::model::ProgressNotificationParam;
 use rmcp::service::RequestContext;
 use rmcp::{Json, RoleServer, ServerHandler, tool, tool_handler, tool_router};
 
+pub mod lines;
 mod stdio;
 mod types;
 

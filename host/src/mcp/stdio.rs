@@ -21,7 +21,14 @@ pub fn serve_stdio(config: Config) -> anyhow::Result<()> {
             tools = ?server.tools().iter().map(|t| t.name.to_string()).collect::<Vec<_>>(),
             "serving MCP on stdio"
         );
-        let service = rmcp::ServiceExt::serve(server, (reader, writer))
+        // Our line discipline sits between stdio and the SDK: it answers what is not a
+        // message, and passes the rest on.
+        let (filtered, sdk_in) = tokio::io::duplex(1 << 16);
+        let (sdk_out, merged) = tokio::io::duplex(1 << 16);
+        let (replies, replies_rx) = tokio::sync::mpsc::unbounded_channel();
+        tokio::spawn(super::lines::filter(reader, filtered, replies));
+        let output = tokio::spawn(super::lines::merge(merged, replies_rx, writer));
+        let service = rmcp::ServiceExt::serve(server, (sdk_in, sdk_out))
             .await
             .map_err(|e| anyhow::anyhow!("the MCP session did not start: {e}"))?;
         // Clients stop servers by closing stdin, and some then send SIGTERM: either way
@@ -34,6 +41,8 @@ pub fn serve_stdio(config: Config) -> anyhow::Result<()> {
         });
         let reason = service.waiting().await?;
         tracing::info!(?reason, "MCP session ended");
+        // The last answers out before the process goes.
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(2), output).await;
         anyhow::Ok(())
     });
     // A question being spoken must not outlive the server.

@@ -1,0 +1,253 @@
+//! The stdio transport's line discipline, in front of the MCP SDK: every line a client
+//! sends is either a JSON-RPC message, which goes on to the SDK, or gets an error reply
+//! that says what was wrong with it, so a client never waits for an answer to a line that
+//! was silently dropped. Per JSON-RPC 2.0: a line that is not JSON (or not UTF-8, or over
+//! [`MAX_LINE_BYTES`]) is a parse error (-32700); JSON that is not a message the server
+//! reads is an invalid request (-32600). Both carry the request's `id` when it can be
+//! read, else `null`. Blank lines are ignored.
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::mpsc;
+
+/// The longest line read, newline excluded: 4 MiB. A longer one is skipped to its end and
+/// answered with a parse error.
+pub const MAX_LINE_BYTES: usize = 4 << 20;
+
+/// What one line of input is.
+#[derive(Debug, PartialEq)]
+pub enum Line {
+    /// Nothing but whitespace.
+    Blank,
+    /// A JSON-RPC message for the SDK.
+    Message,
+    /// Not a message: the error reply to send instead.
+    Reply(Value),
+}
+
+/// Classifies one line (without its newline). `too_long` says it was cut at the limit.
+pub fn classify(line: &[u8], too_long: bool) -> Line {
+    if too_long {
+        return Line::Reply(error(
+            Value::Null,
+            -32700,
+            &format!(
+                "Parse error: the line is longer than {} MiB",
+                MAX_LINE_BYTES >> 20
+            ),
+        ));
+    }
+    let Ok(text) = std::str::from_utf8(line) else {
+        return Line::Reply(error(
+            Value::Null,
+            -32700,
+            "Parse error: the line is not valid UTF-8",
+        ));
+    };
+    if text.trim().is_empty() {
+        return Line::Blank;
+    }
+    let value: Value = match serde_json::from_str(text) {
+        Ok(v) => v,
+        Err(e) => {
+            return Line::Reply(error(
+                Value::Null,
+                -32700,
+                &format!("Parse error: the line is not JSON ({e})"),
+            ));
+        }
+    };
+    // What the SDK itself decodes each line into: anything else it would drop unanswered.
+    match serde_json::from_value::<rmcp::model::ClientJsonRpcMessage>(value.clone()) {
+        Ok(_) => Line::Message,
+        Err(e) => {
+            let id = match value.get("id") {
+                Some(id @ (Value::Number(_) | Value::String(_))) => id.clone(),
+                _ => Value::Null,
+            };
+            Line::Reply(error(
+                id,
+                -32600,
+                &format!("Invalid Request: not a JSON-RPC 2.0 message this server reads ({e})"),
+            ))
+        }
+    }
+}
+
+fn error(id: Value, code: i64, message: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+}
+
+/// Reads lines from `input`, passes messages to `to_sdk` and error replies to `replies`.
+/// Ends at the end of input (closing `to_sdk`, which ends the session) or when the SDK
+/// stops reading.
+pub async fn filter(
+    input: impl AsyncRead + Unpin,
+    mut to_sdk: impl AsyncWrite + Unpin,
+    replies: mpsc::UnboundedSender<Value>,
+) {
+    let mut input = BufReader::with_capacity(64 << 10, input);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let (ended, too_long) = match read_line(&mut input, &mut line).await {
+            Ok(read) => read,
+            Err(e) => {
+                tracing::warn!(error = %e, "reading stdin failed; ending the session");
+                break;
+            }
+        };
+        if ended && line.is_empty() && !too_long {
+            break;
+        }
+        match classify(&line, too_long) {
+            Line::Blank => {}
+            Line::Message => {
+                line.push(b'\n');
+                if to_sdk.write_all(&line).await.is_err() {
+                    break;
+                }
+            }
+            Line::Reply(reply) => {
+                tracing::warn!(
+                    code = reply["error"]["code"].as_i64(),
+                    "answered a line that is not a JSON-RPC message"
+                );
+                if replies.send(reply).is_err() {
+                    break;
+                }
+            }
+        }
+        if ended {
+            break;
+        }
+    }
+    let _ = to_sdk.shutdown().await;
+}
+
+/// Reads up to the next newline into `line`, keeping at most [`MAX_LINE_BYTES`]; returns
+/// (end of input reached, the line was longer than the limit).
+async fn read_line(
+    input: &mut (impl AsyncBufReadExt + Unpin),
+    line: &mut Vec<u8>,
+) -> std::io::Result<(bool, bool)> {
+    let mut too_long = false;
+    loop {
+        let buf = input.fill_buf().await?;
+        if buf.is_empty() {
+            return Ok((true, too_long));
+        }
+        let (chunk, found) = match buf.iter().position(|&b| b == b'\n') {
+            Some(i) => (&buf[..i], true),
+            None => (buf, false),
+        };
+        if !too_long {
+            if line.len() + chunk.len() > MAX_LINE_BYTES {
+                too_long = true;
+                line.clear();
+            } else {
+                line.extend_from_slice(chunk);
+            }
+        }
+        let used = chunk.len() + usize::from(found);
+        input.consume(used);
+        if found {
+            if line.last() == Some(&b'\r') {
+                line.pop();
+            }
+            return Ok((false, too_long));
+        }
+    }
+}
+
+/// Copies the SDK's output to `out` whole line by whole line, with the error replies put
+/// between lines. Ends when the SDK closes its output.
+pub async fn merge(
+    from_sdk: impl AsyncRead + Unpin,
+    mut replies: mpsc::UnboundedReceiver<Value>,
+    mut out: impl AsyncWrite + Unpin,
+) -> std::io::Result<()> {
+    let mut from_sdk = BufReader::new(from_sdk);
+    let mut line = Vec::new();
+    let mut replies_open = true;
+    loop {
+        tokio::select! {
+            read = from_sdk.read_until(b'\n', &mut line) => {
+                if read? == 0 {
+                    break;
+                }
+                out.write_all(&line).await?;
+                out.flush().await?;
+                line.clear();
+            }
+            reply = replies.recv(), if replies_open => match reply {
+                Some(reply) => {
+                    out.write_all(format!("{reply}\n").as_bytes()).await?;
+                    out.flush().await?;
+                }
+                None => replies_open = false,
+            },
+        }
+    }
+    out.flush().await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn code(line: &[u8]) -> Option<i64> {
+        match classify(line, false) {
+            Line::Reply(r) => r["error"]["code"].as_i64(),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn messages_pass_and_everything_else_gets_its_error() {
+        let ping = br#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#;
+        assert_eq!(classify(ping, false), Line::Message);
+        assert_eq!(classify(b"   ", false), Line::Blank);
+        assert_eq!(code(b"hello"), Some(-32700));
+        assert_eq!(code(b"{\"jsonrpc\":\"2.0\",\"id\":1"), Some(-32700));
+        assert_eq!(code(b"\xff\xfe{}"), Some(-32700));
+        assert_eq!(code(b"[1, 2]"), Some(-32600));
+        assert_eq!(code(b"{\"foo\": 1}"), Some(-32600));
+        let Line::Reply(r) = classify(br#"{"jsonrpc":"1.0","id":"a7","method":4}"#, false) else {
+            panic!()
+        };
+        assert_eq!(r["id"], "a7");
+        let Line::Reply(r) = classify(b"", true) else {
+            panic!()
+        };
+        assert_eq!(
+            (r["id"].clone(), r["error"]["code"].clone()),
+            (Value::Null, json!(-32700))
+        );
+    }
+
+    #[tokio::test]
+    async fn an_overlong_line_is_skipped_to_its_end_and_the_next_one_read() {
+        let mut input = vec![b'x'; MAX_LINE_BYTES + 10];
+        input.extend(b"\nsecond\r\nlast");
+        let mut reader = BufReader::with_capacity(1024, &input[..]);
+        let mut line = Vec::new();
+        assert_eq!(
+            read_line(&mut reader, &mut line).await.unwrap(),
+            (false, true)
+        );
+        assert!(line.is_empty());
+        line.clear();
+        assert_eq!(
+            read_line(&mut reader, &mut line).await.unwrap(),
+            (false, false)
+        );
+        assert_eq!(line, b"second");
+        line.clear();
+        assert_eq!(
+            read_line(&mut reader, &mut line).await.unwrap(),
+            (true, false)
+        );
+        assert_eq!(line, b"last");
+    }
+}
