@@ -345,7 +345,13 @@ fn read_bounded(path: &Path) -> std::io::Result<String> {
 
 /// Parses TOML text: the config, and the dotted names of keys it does not know.
 pub fn parse(text: &str) -> Result<(Config, Vec<String>), String> {
-    let value: toml::Table = toml::from_str(text).map_err(|e| e.message().to_owned())?;
+    let value: toml::Table = toml::from_str(text).map_err(|e| {
+        let line = e
+            .span()
+            .map(|s| format!("line {}: ", text[..s.start].matches('\n').count() + 1))
+            .unwrap_or_default();
+        format!("{line}{}", e.message())
+    })?;
     let known = toml::Table::try_from(Config::default()).expect("defaults serialise");
     let mut unknown = Vec::new();
     let mut cleaned = toml::Table::new();
@@ -367,10 +373,45 @@ pub fn parse(text: &str) -> Result<(Config, Vec<String>), String> {
         }
         cleaned.insert(table, toml::Value::Table(kept));
     }
-    let config: Config = toml::Value::Table(cleaned)
+    let config: Config = toml::Value::Table(cleaned.clone())
         .try_into()
-        .map_err(|e: toml::de::Error| e.message().to_owned())?;
+        .map_err(|e: toml::de::Error| wrong_type(text, &cleaned, e.message()))?;
     Ok((config, unknown))
+}
+
+/// A value of the wrong type, named by its key and line: the whole-config error from serde
+/// says only what was expected, so each key is tried alone over the defaults to find it.
+fn wrong_type(text: &str, entries: &toml::Table, message: &str) -> String {
+    let defaults = toml::Table::try_from(Config::default()).expect("defaults serialise");
+    for (table, keys) in entries {
+        let Some(keys) = keys.as_table() else {
+            continue;
+        };
+        for (key, value) in keys {
+            let mut one = defaults.clone();
+            if let Some(t) = one.get_mut(table).and_then(|t| t.as_table_mut()) {
+                t.insert(key.clone(), value.clone());
+            }
+            if let Err(e) = toml::Value::Table(one).try_into::<Config>() {
+                let line = line_of(text, table, key)
+                    .map(|n| format!("line {n}: "))
+                    .unwrap_or_default();
+                return format!("{line}{table}.{key}: {}", e.message());
+            }
+        }
+    }
+    message.to_owned()
+}
+
+/// The line (from 1) where `table.key` is set, from the parser's own spans.
+fn line_of(text: &str, table: &str, key: &str) -> Option<usize> {
+    type Spanned<T> = toml::Spanned<T>;
+    let doc: std::collections::BTreeMap<
+        String,
+        std::collections::BTreeMap<Spanned<String>, toml::Value>,
+    > = toml::from_str(text).ok()?;
+    let span = doc.get(table)?.keys().find(|k| k.get_ref() == key)?.span();
+    Some(text[..span.start].matches('\n').count() + 1)
 }
 
 impl Config {
@@ -544,6 +585,21 @@ mod tests {
         assert!(err.contains("bool") || err.contains("boolean"), "{err}");
         let err = parse("[audio]\nsource = \"radio\"\n").unwrap_err();
         assert!(err.contains("radio"), "{err}");
+    }
+
+    /// Issue 16, item 12: a value of the wrong type named neither its key nor its line.
+    #[test]
+    fn a_wrong_type_or_bad_syntax_names_the_key_and_the_line() {
+        let err =
+            parse("[mcp]\nask_human = true\n\n[transcribe]\nthreads = \"four\"\n").unwrap_err();
+        assert!(
+            err.starts_with("line 5: transcribe.threads: invalid type: string \"four\""),
+            "{err}"
+        );
+        let err = parse("[speak]\ncommand = \"espeak-ng\"\n").unwrap_err();
+        assert!(err.starts_with("line 2: speak.command: "), "{err}");
+        let err = parse("[mcp]\n\nask_human = yes\n").unwrap_err();
+        assert!(err.starts_with("line 3: "), "{err}");
     }
 
     #[test]

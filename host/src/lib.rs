@@ -33,6 +33,7 @@ pub mod cli;
 pub mod config;
 pub mod coord;
 pub mod dictate;
+pub mod logging;
 pub mod mcp;
 pub mod model;
 pub mod plot;

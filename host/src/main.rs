@@ -1,20 +1,11 @@
 //! The `yazses` binary: parses the command line and reports errors in one sentence.
 
-use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use clap::Parser;
 
 fn main() -> ExitCode {
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::stderr().is_terminal())
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("YAZSES_LOG")
-                // symphonia logs every failed probe as an error; our own error says it better.
-                .unwrap_or_else(|_| "warn,symphonia=off".into()),
-        )
-        .init();
+    yazses::logging::init();
     let cli = yazses::cli::Cli::parse();
     match yazses::cli::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
@@ -25,10 +16,14 @@ fn main() -> ExitCode {
             {
                 return ExitCode::SUCCESS;
             }
+            // Errors that name their cause in their own words are not followed by it again.
             let mut msg = e.to_string();
             for cause in e.chain().skip(1) {
-                msg.push_str(": ");
-                msg.push_str(&cause.to_string());
+                let cause = cause.to_string();
+                if !msg.contains(&cause) {
+                    msg.push_str(": ");
+                    msg.push_str(&cause);
+                }
             }
             eprintln!("yazses: error: {msg}");
             ExitCode::FAILURE

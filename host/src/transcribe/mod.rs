@@ -320,7 +320,14 @@ impl Model {
             // but calls it back as the closure's own type; handing it a closure that already
             // is a `Box<dyn FnMut() -> bool>` makes the two the same type. (A plain closure
             // here reads garbage and aborts at once: "error code -6".)
-            let abort: Box<dyn FnMut() -> bool> = Box::new(move || cancel.load(Ordering::Relaxed));
+            crate::logging::cancelling(false);
+            let abort: Box<dyn FnMut() -> bool> = Box::new(move || {
+                let stop = cancel.load(Ordering::Relaxed);
+                if stop {
+                    crate::logging::cancelling(true);
+                }
+                stop
+            });
             params.set_abort_callback_safe(abort);
         }
         let samples: Vec<f32> = audio
