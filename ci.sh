@@ -24,6 +24,9 @@
 #                      trace, and the cost per frame; both dongle images built, with their
 #                      flash and static RAM sizes (and .boot2 at 0x10000000 on the RP2040)
 #   ./ci.sh fixtures   regenerate fixtures/vad and fixtures/speech and compare with the committed files
+#   ./ci.sh fuzz [S]   the mutation fuzzer (tests/src/bin/yazses-fuzz.rs) on the audio decoders and
+#                      the MCP line reader, S seconds each (default 60), from the seed corpus in
+#                      fuzz/corpus; a failing input is saved under target/fuzz/
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -222,6 +225,12 @@ firmware)
     cargo build --locked --release --target thumbv6m-none-eabi -p yazses-fw-pico --features defmt
     cargo build --locked --release --target thumbv7em-none-eabihf -p yazses-fw-xiao-nrf52840-sense --features defmt
   )
+  ;;
+fuzz)
+  cargo build --locked -p yazses-tests --bin yazses-fuzz
+  for target in audio jsonrpc; do
+    target/debug/yazses-fuzz "$target" --seconds "${2:-60}"
+  done
   ;;
 fixtures)
   out=$(mktemp -d)

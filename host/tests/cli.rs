@@ -226,6 +226,14 @@ fn bad_files_fail_with_one_clear_sentence() {
         assert_clear_failure(&yazses(&["vad", p]), mentions);
         assert_clear_failure(&yazses(&["vad", "--json", p]), mentions);
     }
+    // Issue 16, item 12: the operating system's reason was printed twice.
+    let out = yazses(&["vad", "/nonexistent/answer.wav"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        stderr.matches("No such file or directory").count(),
+        1,
+        "{stderr}"
+    );
 }
 
 #[test]
