@@ -85,10 +85,11 @@ test)
     echo "./ci.sh test needs socat for the serial dongle tests: sudo apt-get install socat" >&2
     exit 1
   fi
-  # The dictation tests type into an xterm on Xvfb, under a US and a German layout.
-  for tool in Xvfb xterm setxkbmap xclip; do
+  # The dictation tests type into an xterm on Xvfb, under a US and a German layout, and
+  # into a foot on a headless sway.
+  for tool in Xvfb xterm setxkbmap xclip sway foot wtype wl-copy; do
     if ! command -v "$tool" >/dev/null; then
-      echo "./ci.sh test needs $tool for the dictation typing tests: sudo apt-get install xvfb xterm x11-xkb-utils xclip" >&2
+      echo "./ci.sh test needs $tool for the dictation typing tests: sudo apt-get install xvfb xterm x11-xkb-utils xclip sway foot wtype wl-clipboard" >&2
       exit 1
     fi
   done

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 pub mod pty;
 pub mod stdio_client;
+pub mod wayland;
 pub mod wer;
 pub mod x11;
 

@@ -65,27 +65,34 @@ impl Drop for Dictation {
     }
 }
 
-/// Starts `yazses dictate --output OUTPUT` (with `display` as its X display, if any) and
-/// waits until its socket answers.
-fn start_dictation(
-    runtime: &Path,
-    config: &Path,
-    output: &str,
-    display: Option<&str>,
-) -> Dictation {
-    let mut command = Command::new(yazses_bin());
+/// Where a dictation types.
+enum Screen<'a> {
+    /// No display at all.
+    None,
+    /// An X display, such as ":93".
+    X11(&'a str),
+    /// A Wayland compositor.
+    Wayland(&'a yazses_tests::wayland::Sway),
+}
+
+/// Starts `yazses dictate --output OUTPUT` on `screen` and waits until its socket answers.
+fn start_dictation(runtime: &Path, config: &Path, output: &str, screen: Screen) -> Dictation {
+    let mut command = match screen {
+        Screen::Wayland(sway) => sway.command(yazses_bin().to_str().unwrap()),
+        _ => Command::new(yazses_bin()),
+    };
     command
         .arg("--config")
         .arg(config)
         .args(["dictate", "--output", output])
         .env("YAZSES_RUNTIME_DIR", runtime)
-        .env_remove("WAYLAND_DISPLAY")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null());
-    match display {
-        Some(d) => command.env("DISPLAY", d),
-        None => command.env_remove("DISPLAY"),
+    match screen {
+        Screen::X11(d) => command.env("DISPLAY", d).env_remove("WAYLAND_DISPLAY"),
+        Screen::None => command.env_remove("DISPLAY").env_remove("WAYLAND_DISPLAY"),
+        Screen::Wayland(_) => &mut command,
     };
     let child = Dictation(command.spawn().unwrap());
     let deadline = Instant::now() + Duration::from_secs(30);
@@ -124,7 +131,7 @@ fn toggle_dictates_a_line_and_ask_human_is_refused_meanwhile() {
     let err = String::from_utf8_lossy(&none.stderr);
     assert!(err.contains("no yazses dictate is running"), "{err}");
 
-    let mut dictation = start_dictation(&runtime, &cfg, "stdout", None);
+    let mut dictation = start_dictation(&runtime, &cfg, "stdout", Screen::None);
     let second = yazses(&runtime, &cfg, &["dictate", "--output", "stdout"]);
     let err = String::from_utf8_lossy(&second.stderr);
     assert!(!second.status.success(), "a second dictation was allowed");
@@ -189,7 +196,7 @@ fn dictated_words_are_typed_into_a_real_x_client() {
     let mut xterm = x.xterm_into(&out);
     let runtime = runtime_dir("dictate-x11");
     let cfg = config("x11");
-    let dictation = start_dictation(&runtime, &cfg, "type", Some(&x.display));
+    let dictation = start_dictation(&runtime, &cfg, "type", Screen::X11(&x.display));
     assert_eq!(
         said(&yazses(&runtime, &cfg, &["dictate", "start"])),
         "listening"
@@ -210,6 +217,75 @@ fn dictated_words_are_typed_into_a_real_x_client() {
 
 /// The `hotkey` trigger: ctrl+alt+space, pressed on the X display through XTEST, starts a
 /// dictation and, pressed again, ends it.
+/// Says "start", waits out the recording, says "stop"; the words are delivered.
+fn dictate_once(runtime: &Path, cfg: &Path) {
+    assert_eq!(
+        said(&yazses(runtime, cfg, &["dictate", "start"])),
+        "listening"
+    );
+    std::thread::sleep(Duration::from_secs(7));
+    let done = said(&yazses(runtime, cfg, &["dictate", "stop"]));
+    assert!(done.starts_with("delivered"), "{done}");
+}
+
+#[test]
+fn dictated_words_are_typed_into_a_real_wayland_client() {
+    let sway = yazses_tests::wayland::Sway::start();
+    let out = scratch().join(format!("dictate-foot-{}.txt", std::process::id()));
+    let _ = std::fs::remove_file(&out);
+    let mut foot = sway.foot_into(&out, "");
+    let runtime = runtime_dir("dictate-wayland");
+    let cfg = config("wayland");
+    let dictation = start_dictation(&runtime, &cfg, "type", Screen::Wayland(&sway));
+    dictate_once(&runtime, &cfg);
+    let typed = yazses_tests::x11::wait_for_text(&out, "riday", Duration::from_secs(10));
+    let words = typed.to_lowercase();
+    assert!(
+        words.contains("smaller model") && words.contains("friday"),
+        "{typed:?}"
+    );
+    drop(dictation);
+    let _ = foot.kill();
+    let _ = foot.wait();
+}
+
+/// The `paste` output on Wayland: the text goes through the clipboard into a foot whose
+/// Ctrl+V pastes (as a GUI editor's does), and the clipboard holds what it held before.
+#[test]
+fn dictated_words_are_pasted_on_wayland_and_the_clipboard_given_back() {
+    let sway = yazses_tests::wayland::Sway::start();
+    let copied = sway
+        .command("wl-copy")
+        .arg("what the user had copied")
+        .status()
+        .expect("wl-copy runs: apt-get install wl-clipboard");
+    assert!(copied.success());
+    let out = scratch().join(format!("dictate-foot-paste-{}.txt", std::process::id()));
+    let _ = std::fs::remove_file(&out);
+    let mut foot = sway.foot_into(&out, "[key-bindings]\nclipboard-paste=Control+v\n");
+    let runtime = runtime_dir("dictate-wayland-paste");
+    let cfg = config("wayland-paste");
+    let dictation = start_dictation(&runtime, &cfg, "paste", Screen::Wayland(&sway));
+    dictate_once(&runtime, &cfg);
+    let pasted = yazses_tests::x11::wait_for_text(&out, "riday", Duration::from_secs(10));
+    assert!(
+        pasted.to_lowercase().contains("smaller model"),
+        "{pasted:?}"
+    );
+    let clipboard = sway
+        .command("wl-paste")
+        .arg("--no-newline")
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&clipboard.stdout),
+        "what the user had copied"
+    );
+    drop(dictation);
+    let _ = foot.kill();
+    let _ = foot.wait();
+}
+
 #[test]
 fn the_x11_hotkey_toggles_a_dictation() {
     let x = yazses_tests::x11::Xvfb::start();
@@ -218,7 +294,7 @@ fn the_x11_hotkey_toggles_a_dictation() {
     let mut text = std::fs::read_to_string(&cfg).unwrap();
     text.push_str("[dictate]\ntrigger = [\"command\", \"hotkey\"]\nhotkey = \"ctrl+alt+space\"\n");
     std::fs::write(&cfg, text).unwrap();
-    let mut dictation = start_dictation(&runtime, &cfg, "stdout", Some(&x.display));
+    let mut dictation = start_dictation(&runtime, &cfg, "stdout", Screen::X11(&x.display));
     const CTRL: u32 = 0xffe3;
     const ALT: u32 = 0xffe9;
     x.chord(&[CTRL, ALT, 0x20]);
@@ -255,7 +331,7 @@ fn dongle_dictation(name: &str, sim_flags: &[&str], during: impl FnOnce(&Path, &
     );
     text.push_str("[dictate]\ntrigger = \"dongle\"\n");
     std::fs::write(&cfg, text).unwrap();
-    let mut dictation = start_dictation(&runtime, &cfg, "stdout", None);
+    let mut dictation = start_dictation(&runtime, &cfg, "stdout", Screen::None);
     let mut sim = pty.simulate(
         Path::new(env!("CARGO_BIN_EXE_yazses-dongle-sim")),
         &repo_root().join("fixtures/speech/answer.wav"),

@@ -17,6 +17,7 @@ pub mod hotkey;
 pub mod keymap;
 pub mod output;
 pub mod paste;
+pub mod wayland_paste;
 
 use std::io::Write;
 use std::os::unix::net::UnixStream;

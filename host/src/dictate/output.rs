@@ -71,12 +71,18 @@ pub fn typer() -> Result<Box<dyn Deliver>, DeliverError> {
     ))
 }
 
-/// The paster for this session: the X11 clipboard; on Wayland not built yet.
+/// The paster for this session: the Wayland clipboard through wl-clipboard and wtype when
+/// a Wayland compositor is running, else the X11 clipboard. Fails at once, naming what to
+/// install.
 pub fn paster() -> Result<Box<dyn Deliver>, DeliverError> {
+    let wayland = std::env::var_os("WAYLAND_DISPLAY").is_some_and(|v| !v.is_empty());
     let x11 = std::env::var_os("DISPLAY").is_some_and(|v| !v.is_empty());
-    if std::env::var_os("WAYLAND_DISPLAY").is_some_and(|v| !v.is_empty()) || !x11 {
+    if wayland {
+        return Ok(Box::new(super::wayland_paste::WaylandPaster::find()?));
+    }
+    if !x11 {
         return Err(DeliverError::Unavailable(
-            "dictate.output = \"paste\" works on X11 only in this version; use \"type\" (wtype or ydotool on Wayland) or \"stdout\"".into(),
+            "there is no display to paste into (neither WAYLAND_DISPLAY nor DISPLAY is set); use --output stdout".into(),
         ));
     }
     Ok(Box::new(super::paste::X11Paster::connect_to(None)?))
@@ -389,7 +395,8 @@ impl Deliver for CommandTyper {
     }
 }
 
-fn installed(program: &str) -> bool {
+/// Whether `program` is on the `PATH`.
+pub(super) fn installed(program: &str) -> bool {
     std::env::var_os("PATH")
         .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(program).is_file()))
 }

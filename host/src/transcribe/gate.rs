@@ -72,8 +72,9 @@ impl Gate {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// Waits for a place. `on_wait` hears where the call stands whenever that changes;
-    /// `None` comes back if `cancel` is set while waiting.
+    /// Waits for a place. `on_wait` hears where the call stands whenever that changes
+    /// (called without the gate's lock held); `None` comes back if `cancel` is set while
+    /// waiting.
     pub(crate) fn enter(
         &self,
         cancel: Option<&AtomicBool>,
@@ -83,6 +84,13 @@ impl Gate {
         let ticket = q.next_ticket;
         q.next_ticket += 1;
         q.waiting.push_back(ticket);
+        // However this call leaves the line (cancelled, or `on_wait` panicking), its ticket
+        // goes with it: a ticket left at the head would stop everyone behind it.
+        let mut leave = Leave {
+            gate: self,
+            ticket,
+            entered: false,
+        };
         let mut told: Option<Waiting> = None;
         loop {
             let ahead = q.waiting.iter().position(|&t| t == ticket).unwrap_or(0);
@@ -92,15 +100,15 @@ impl Gate {
             {
                 q.waiting.pop_front();
                 q.running += 1;
+                leave.entered = true;
                 drop(q);
                 // The next in line may also fit.
                 self.freed.notify_all();
                 return Some(Place { gate: self, index });
             }
             if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
-                q.waiting.retain(|&t| t != ticket);
+                // `leave` takes the ticket out, under the lock: let go of it first.
                 drop(q);
-                self.freed.notify_all();
                 return None;
             }
             let now = Waiting {
@@ -111,7 +119,10 @@ impl Gate {
             // a state worth reporting.
             if told != Some(now) && q.running >= self.places {
                 told = Some(now);
+                drop(q);
                 on_wait(now);
+                q = self.lock();
+                continue;
             }
             // Woken when a place frees; the timeout is for noticing a cancel.
             q = self
@@ -120,6 +131,25 @@ impl Gate {
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
                 .0;
         }
+    }
+}
+
+/// Takes a waiting call's ticket out of the line unless it entered.
+struct Leave<'a> {
+    gate: &'a Gate,
+    ticket: u64,
+    entered: bool,
+}
+
+impl Drop for Leave<'_> {
+    fn drop(&mut self) {
+        if self.entered {
+            return;
+        }
+        let mut q = self.gate.lock();
+        q.waiting.retain(|&t| t != self.ticket);
+        drop(q);
+        self.gate.freed.notify_all();
     }
 }
 
@@ -175,6 +205,23 @@ mod tests {
         assert!(
             gate.enter(None, |_| {}).is_some(),
             "the cancelled call left no ticket"
+        );
+    }
+
+    #[test]
+    fn a_waiting_call_that_panics_leaves_the_line() {
+        let gate = Arc::new(Gate::new(1));
+        let held = gate.enter(None, |_| {}).unwrap();
+        let panicking = gate.clone();
+        let joined = std::thread::spawn(move || {
+            let _ = panicking.enter(None, |_| panic!("a progress callback that fails"));
+        })
+        .join();
+        assert!(joined.is_err());
+        drop(held);
+        assert!(
+            gate.enter(None, |_| {}).is_some(),
+            "a dead ticket blocks the line"
         );
     }
 
