@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 pub mod pty;
+pub mod rng;
 pub mod stdio_client;
 pub mod wayland;
 pub mod wer;

@@ -228,25 +228,32 @@ fn dictate_once(runtime: &Path, cfg: &Path) {
     assert!(done.starts_with("delivered"), "{done}");
 }
 
-#[test]
-fn dictated_words_are_typed_into_a_real_wayland_client() {
-    let sway = yazses_tests::wayland::Sway::start();
-    let out = scratch().join(format!("dictate-foot-{}.txt", std::process::id()));
+/// Dictates the recording with `--output OUTPUT` into a foot (with `ini` added to its
+/// config) on `sway`, and returns what the foot received.
+fn dictated_on_wayland(sway: &yazses_tests::wayland::Sway, output: &str, ini: &str) -> String {
+    let name = format!("wayland-{output}");
+    let out = scratch().join(format!("dictate-foot-{output}-{}.txt", std::process::id()));
     let _ = std::fs::remove_file(&out);
-    let mut foot = sway.foot_into(&out, "");
-    let runtime = runtime_dir("dictate-wayland");
-    let cfg = config("wayland");
-    let dictation = start_dictation(&runtime, &cfg, "type", Screen::Wayland(&sway));
+    let mut foot = sway.foot_into(&out, ini);
+    let runtime = runtime_dir(&name);
+    let cfg = config(&name);
+    let dictation = start_dictation(&runtime, &cfg, output, Screen::Wayland(sway));
     dictate_once(&runtime, &cfg);
-    let typed = yazses_tests::x11::wait_for_text(&out, "riday", Duration::from_secs(10));
-    let words = typed.to_lowercase();
-    assert!(
-        words.contains("smaller model") && words.contains("friday"),
-        "{typed:?}"
-    );
+    let received = yazses_tests::x11::wait_for_text(&out, "riday", Duration::from_secs(10));
     drop(dictation);
     let _ = foot.kill();
     let _ = foot.wait();
+    received
+}
+
+#[test]
+fn dictated_words_are_typed_into_a_real_wayland_client() {
+    let sway = yazses_tests::wayland::Sway::start();
+    let typed = dictated_on_wayland(&sway, "type", "").to_lowercase();
+    assert!(
+        typed.contains("smaller model") && typed.contains("friday"),
+        "{typed:?}"
+    );
 }
 
 /// The `paste` output on Wayland: the text goes through the clipboard into a foot whose
@@ -260,14 +267,11 @@ fn dictated_words_are_pasted_on_wayland_and_the_clipboard_given_back() {
         .status()
         .expect("wl-copy runs: apt-get install wl-clipboard");
     assert!(copied.success());
-    let out = scratch().join(format!("dictate-foot-paste-{}.txt", std::process::id()));
-    let _ = std::fs::remove_file(&out);
-    let mut foot = sway.foot_into(&out, "[key-bindings]\nclipboard-paste=Control+v\n");
-    let runtime = runtime_dir("dictate-wayland-paste");
-    let cfg = config("wayland-paste");
-    let dictation = start_dictation(&runtime, &cfg, "paste", Screen::Wayland(&sway));
-    dictate_once(&runtime, &cfg);
-    let pasted = yazses_tests::x11::wait_for_text(&out, "riday", Duration::from_secs(10));
+    let pasted = dictated_on_wayland(
+        &sway,
+        "paste",
+        "[key-bindings]\nclipboard-paste=Control+v\n",
+    );
     assert!(
         pasted.to_lowercase().contains("smaller model"),
         "{pasted:?}"
@@ -281,9 +285,6 @@ fn dictated_words_are_pasted_on_wayland_and_the_clipboard_given_back() {
         String::from_utf8_lossy(&clipboard.stdout),
         "what the user had copied"
     );
-    drop(dictation);
-    let _ = foot.kill();
-    let _ = foot.wait();
 }
 
 #[test]

@@ -6,13 +6,17 @@
 //! - [`control`]: the Unix socket that `yazses dictate toggle|start|stop` talks to.
 //! - [`hotkey`]: the X11 key grab that toggles a dictation.
 //! - [`keymap`]: the X11 keyboard map the typers and the hotkey read.
+//! - [`deliver`]: what every output is ([`deliver::Deliver`]), and stdout.
 //! - [`paste`]: the X11 clipboard paste, which gives the clipboard back afterwards.
-//! - [`output`]: the typers (X11 XTEST, Wayland `wtype`/`ydotool`) and stdout.
+//! - [`wayland_paste`]: the same on Wayland, through `wl-clipboard` and `wtype`.
+//! - [`output`]: the typers (X11 XTEST, Wayland `wtype`/`ydotool`), and the choice of
+//!   typer or paster for the session.
 //!
 //! One dictation process per user: `dictate.lock` in the runtime dir is held for the
 //! process's life (the kernel drops it on exit), with its pid in `dictate.pid`.
 
 pub mod control;
+pub mod deliver;
 pub mod hotkey;
 pub mod keymap;
 pub mod output;

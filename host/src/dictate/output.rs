@@ -13,8 +13,6 @@
 //! On Wayland there is no portable way for a client to type; `wtype` (the
 //! virtual-keyboard protocol, which types Unicode itself) is run, else `ydotool type`.
 
-use std::io::Write;
-
 use x11rb::connection::Connection;
 use x11rb::protocol::xproto::{
     AutoRepeatMode, ChangeKeyboardControlAux, ConnectionExt as _, KEY_PRESS_EVENT,
@@ -22,37 +20,9 @@ use x11rb::protocol::xproto::{
 };
 use x11rb::protocol::xtest::ConnectionExt as _;
 
+use super::deliver::installed;
+pub use super::deliver::{Deliver, DeliverError, Stdout};
 use super::keymap::Keymap;
-
-/// Why text could not be delivered.
-#[derive(Debug, thiserror::Error)]
-pub enum DeliverError {
-    /// Nothing to type with: no display, no typer installed.
-    #[error("{0}")]
-    Unavailable(String),
-    /// The typer failed mid-way (the display went away, the command failed).
-    #[error("{0}")]
-    Failed(String),
-}
-
-/// Delivers one utterance's text.
-pub trait Deliver: Send {
-    /// Delivers `text` (never empty).
-    fn deliver(&mut self, text: &str) -> Result<(), DeliverError>;
-}
-
-/// One line per utterance on stdout (scripts and tests).
-#[derive(Debug, Default)]
-pub struct Stdout;
-
-impl Deliver for Stdout {
-    fn deliver(&mut self, text: &str) -> Result<(), DeliverError> {
-        let mut out = std::io::stdout().lock();
-        writeln!(out, "{text}")
-            .and_then(|()| out.flush())
-            .map_err(|e| DeliverError::Failed(format!("writing to stdout: {e}")))
-    }
-}
 
 /// The typer for this session: X11 when `DISPLAY` is set and no Wayland compositor is,
 /// else `wtype` or `ydotool` on Wayland. Fails at once, naming what to install.
@@ -393,12 +363,6 @@ impl Deliver for CommandTyper {
             )))
         }
     }
-}
-
-/// Whether `program` is on the `PATH`.
-pub(super) fn installed(program: &str) -> bool {
-    std::env::var_os("PATH")
-        .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(program).is_file()))
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@ use std::io::Write;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use super::output::{Deliver, DeliverError, installed};
+use super::deliver::{Deliver, DeliverError, installed};
 
 /// How long the focused program has to take the text after the keystroke.
 const TAKE_WITHIN: Duration = Duration::from_secs(2);

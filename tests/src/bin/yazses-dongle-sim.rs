@@ -90,21 +90,7 @@ fn parse_args() -> Result<Args, String> {
     Ok(args)
 }
 
-/// xorshift64*: reproducible faults without a dependency.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn chance(&mut self, p: f64) -> bool {
-        ((self.next() >> 11) as f64 / (1u64 << 53) as f64) < p
-    }
-}
+use yazses_tests::rng::Rng;
 
 struct Output {
     port: File,

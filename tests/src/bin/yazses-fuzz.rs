@@ -19,26 +19,7 @@ use std::time::{Duration, Instant};
 
 use yazses::audio::{Limits, decode_bytes};
 use yazses::mcp::lines::{self, Line};
-
-/// xorshift64*: small, fast, and the same sequence for the same seed everywhere.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        if n == 0 {
-            0
-        } else {
-            (self.next() % n as u64) as usize
-        }
-    }
-}
+use yazses_tests::rng::Rng;
 
 /// Values that sit on parsers' edges, written little-endian.
 const EDGES: [u64; 9] = [

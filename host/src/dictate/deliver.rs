@@ -1,0 +1,40 @@
+//! What every output of a dictation is: something that delivers one utterance's text, or
+//! says why it cannot; and the plainest one, stdout.
+
+use std::io::Write;
+
+/// Why text could not be delivered.
+#[derive(Debug, thiserror::Error)]
+pub enum DeliverError {
+    /// Nothing to type with: no display, no typer installed.
+    #[error("{0}")]
+    Unavailable(String),
+    /// The typer failed mid-way (the display went away, the command failed).
+    #[error("{0}")]
+    Failed(String),
+}
+
+/// Delivers one utterance's text.
+pub trait Deliver: Send {
+    /// Delivers `text` (never empty).
+    fn deliver(&mut self, text: &str) -> Result<(), DeliverError>;
+}
+
+/// One line per utterance on stdout (scripts and tests).
+#[derive(Debug, Default)]
+pub struct Stdout;
+
+impl Deliver for Stdout {
+    fn deliver(&mut self, text: &str) -> Result<(), DeliverError> {
+        let mut out = std::io::stdout().lock();
+        writeln!(out, "{text}")
+            .and_then(|()| out.flush())
+            .map_err(|e| DeliverError::Failed(format!("writing to stdout: {e}")))
+    }
+}
+
+/// Whether `program` is on the `PATH`.
+pub(crate) fn installed(program: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(program).is_file()))
+}
