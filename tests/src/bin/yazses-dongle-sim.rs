@@ -126,8 +126,8 @@ impl Output {
             return Ok(());
         }
         if stream && self.rng.chance(self.corrupt) {
-            let at = 1 + (self.rng.next() as usize) % (n - 2);
-            frame[at] ^= 1 + (self.rng.next() % 255) as u8;
+            let at = 1 + (self.rng.next_u64() as usize) % (n - 2);
+            frame[at] ^= 1 + (self.rng.next_u64() % 255) as u8;
             self.corrupted += 1;
         }
         self.sent += 1;
@@ -298,7 +298,7 @@ fn send_garbage(out: &mut Output, tick: Duration) -> Result<(), String> {
     while Instant::now() < until {
         let mut junk = [0u8; 330];
         for b in &mut junk {
-            *b = out.rng.next() as u8;
+            *b = out.rng.next_u64() as u8;
         }
         if out.port.write_all(&junk).is_err() {
             return Ok(());

@@ -45,7 +45,7 @@ fn mutate(input: &[u8], corpus: &[Vec<u8>], rng: &mut Rng) -> Vec<u8> {
             }
             1 if len > 0 => {
                 let i = rng.below(len);
-                b[i] = rng.next() as u8;
+                b[i] = rng.next_u64() as u8;
             }
             2 if len >= 4 => {
                 let i = rng.below(len - 3);
@@ -55,7 +55,7 @@ fn mutate(input: &[u8], corpus: &[Vec<u8>], rng: &mut Rng) -> Vec<u8> {
             3 => {
                 let at = rng.below(len + 1);
                 let n = 1 + rng.below(16);
-                let bytes: Vec<u8> = (0..n).map(|_| rng.next() as u8).collect();
+                let bytes: Vec<u8> = (0..n).map(|_| rng.next_u64() as u8).collect();
                 b.splice(at..at, bytes);
             }
             4 if len > 0 => {
@@ -258,7 +258,7 @@ fn main() -> std::process::ExitCode {
         if let Ok(mut g) = current.lock() {
             *g = (input.clone(), Instant::now());
         }
-        let mut case_rng = Rng(rng.next() | 1);
+        let mut case_rng = Rng(rng.next_u64() | 1);
         let verdict =
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(&input, &mut case_rng)))
                 .unwrap_or_else(|p| {
