@@ -30,7 +30,10 @@ pub struct Sway {
 impl Sway {
     /// Starts sway on a socket in a fresh runtime dir, with a keyboard on its seat.
     pub fn start() -> Sway {
-        let runtime_dir = crate::scratch().join(format!("sway-{}-{}", std::process::id(), next()));
+        // Under the system's temporary directory, which every user may pass through: the
+        // checkout's own folders may be closed to `nobody` (a clone in a `mktemp -d`).
+        let runtime_dir =
+            std::env::temp_dir().join(format!("yazses-sway-{}-{}", std::process::id(), next()));
         let _ = std::fs::remove_dir_all(&runtime_dir);
         std::fs::create_dir_all(&runtime_dir).expect("create sway's runtime dir");
         let config = runtime_dir.join("sway.config");
@@ -72,7 +75,13 @@ impl Sway {
             .env_remove("WAYLAND_DISPLAY")
             .env_remove("DISPLAY")
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stderr(
+                std::fs::File::create(
+                    std::env::temp_dir().join(format!("yazses-sway-{}.log", std::process::id())),
+                )
+                .map(Stdio::from)
+                .unwrap_or_else(|_| Stdio::null()),
+            )
             .spawn()
             .expect("sway runs: apt-get install sway");
         let deadline = Instant::now() + Duration::from_secs(15);
@@ -86,7 +95,15 @@ impl Sway {
             if let Some(s) = socket {
                 break s;
             }
-            assert!(Instant::now() < deadline, "sway never made its socket");
+            assert!(
+                Instant::now() < deadline,
+                "sway never made its socket in {}; its log: {}",
+                runtime_dir.display(),
+                std::fs::read_to_string(
+                    std::env::temp_dir().join(format!("yazses-sway-{}.log", std::process::id()))
+                )
+                .unwrap_or_default()
+            );
             std::thread::sleep(Duration::from_millis(50));
         };
         let mut sway = Sway {
@@ -155,5 +172,6 @@ impl Drop for Sway {
         }
         let _ = self.child.kill();
         let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.runtime_dir);
     }
 }
