@@ -282,11 +282,18 @@ pub fn load_with(
     path: Option<&Path>,
     flags: impl FnOnce(&mut Config),
 ) -> Result<Config, ConfigError> {
+    let named = path.is_some();
     let path = path.map(Path::to_owned).unwrap_or_else(default_path);
     let text = match read_bounded(&path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            tracing::debug!(path = %path.display(), "no config file; using the defaults");
+            if named {
+                // Named on purpose (--config, YAZSES_CONFIG): a typo there would otherwise
+                // turn every setting, ask_human included, back to its default unseen.
+                tracing::warn!(path = %path.display(), "the config file does not exist; using the defaults");
+            } else {
+                tracing::debug!(path = %path.display(), "no config file; using the defaults");
+            }
             let mut config = Config::default();
             flags(&mut config);
             config.validate(&path)?;

@@ -279,3 +279,21 @@ fn a_wav_over_the_duration_cap_is_refused_from_its_header_without_decoding_it() 
         .unwrap();
     assert_clear_failure(&out, "is longer than the limit of 10800 s");
 }
+
+/// A config file named on purpose that is not there is said, not silently replaced by the
+/// defaults (a typo in an MCP client's config would turn ask_human off unseen).
+#[test]
+fn a_named_config_file_that_does_not_exist_is_warned_about() {
+    let out = yazses(&[
+        "--config",
+        "/nonexistent/yazses-typo.toml",
+        "config",
+        "show",
+    ]);
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("the config file does not exist") && stderr.contains("yazses-typo.toml"),
+        "{stderr}"
+    );
+}
