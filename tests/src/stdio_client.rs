@@ -3,16 +3,22 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
 
 use serde_json::{Value, json};
+
+/// The longest a test waits for the server's next message: a server that hangs fails the
+/// test instead of holding CI until its own time limit.
+const NEXT_MESSAGE_WITHIN: Duration = Duration::from_secs(180);
 
 /// One server process and its pipes.
 pub struct StdioClient {
     /// The server process.
     pub child: Child,
     stdin: Option<ChildStdin>,
-    stdout: BufReader<ChildStdout>,
+    lines: mpsc::Receiver<String>,
 }
 
 impl StdioClient {
@@ -33,10 +39,19 @@ impl StdioClient {
             .expect("yazses starts");
         let stdin = child.stdin.take();
         let stdout = BufReader::new(child.stdout.take().expect("piped"));
+        // Lines arrive through a thread, so a wait for one can have a limit.
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in stdout.lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
         let mut client = StdioClient {
             child,
             stdin,
-            stdout,
+            lines,
         };
         client.send(
             json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
@@ -74,9 +89,14 @@ impl StdioClient {
 
     /// Reads the next message, whatever it is.
     pub fn next_message(&mut self) -> Value {
-        let mut line = String::new();
-        let n = self.stdout.read_line(&mut line).expect("read stdout");
-        assert!(n > 0, "the server closed stdout");
+        let line = match self.lines.recv_timeout(NEXT_MESSAGE_WITHIN) {
+            Ok(line) => line,
+            Err(mpsc::RecvTimeoutError::Timeout) => panic!(
+                "the server sent nothing for {} s",
+                NEXT_MESSAGE_WITHIN.as_secs()
+            ),
+            Err(mpsc::RecvTimeoutError::Disconnected) => panic!("the server closed stdout"),
+        };
         serde_json::from_str(&line)
             .unwrap_or_else(|e| panic!("stdout carried a non-JSON line ({e}): {line:?}"))
     }
