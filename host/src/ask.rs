@@ -238,7 +238,7 @@ impl AskHuman {
                 })
             })?;
         } else {
-            eprintln!("yazses: {}", crate::speak::printable(&said));
+            crate::speak::print(&said);
         }
         if cancel.load(Ordering::SeqCst) {
             return Err(refund(AskError::Cancelled));

@@ -355,7 +355,7 @@ pub fn parse(text: &str) -> Result<(Config, Vec<String>), String> {
     let value: toml::Table = toml::from_str(text).map_err(|e| {
         let line = e
             .span()
-            .map(|s| format!("line {}: ", text[..s.start].matches('\n').count() + 1))
+            .map(|s| format!("line {}: ", line_at(text, s.start)))
             .unwrap_or_default();
         format!("{line}{}", e.message())
     })?;
@@ -418,7 +418,12 @@ fn line_of(text: &str, table: &str, key: &str) -> Option<usize> {
         std::collections::BTreeMap<Spanned<String>, toml::Value>,
     > = toml::from_str(text).ok()?;
     let span = doc.get(table)?.keys().find(|k| k.get_ref() == key)?.span();
-    Some(text[..span.start].matches('\n').count() + 1)
+    Some(line_at(text, span.start))
+}
+
+/// The line (from 1) that byte `offset` of `text` is on.
+fn line_at(text: &str, offset: usize) -> usize {
+    text[..offset].matches('\n').count() + 1
 }
 
 impl Config {

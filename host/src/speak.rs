@@ -165,6 +165,13 @@ pub fn printable(text: &str) -> String {
         .collect()
 }
 
+/// Prints `text` on stderr, made [`printable`], and returns what was printed.
+pub fn print(text: &str) -> String {
+    let text = printable(text);
+    eprintln!("yazses: {text}");
+    text
+}
+
 /// Prints the text on stderr and speaks it, waiting until it has been said, at most
 /// `timeout`, and no longer than `cancel` stays clear. The text is passed through
 /// [`printable`] first: a question comes from an agent, and its bytes must not reach the
@@ -175,8 +182,7 @@ pub fn say(
     timeout: Duration,
     cancel: &AtomicBool,
 ) -> Result<(), SpeakError> {
-    let text = &printable(text);
-    eprintln!("yazses: {text}");
+    let text = &print(text);
     let args = command_line(configured, text)?;
     let failed = |reason: String| SpeakError::Failed {
         command: args[0].clone(),

@@ -50,6 +50,16 @@ pub fn env_path(var: &str) -> PathBuf {
     p
 }
 
+/// Waits up to 15 s for a terminal's shell to make `out` (the sign it is ready for typing),
+/// or panics with `never`.
+pub fn wait_for_file(out: &Path, never: &str) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+    while !out.exists() {
+        assert!(std::time::Instant::now() < deadline, "{never}");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
 /// A scratch directory under `target/` for tests that write files.
 pub fn scratch() -> PathBuf {
     let dir = repo_root().join("target/yazses-real-model-tests");

@@ -154,11 +154,7 @@ impl Sway {
             .stderr(Stdio::null())
             .spawn()
             .expect("foot runs: apt-get install foot");
-        let deadline = Instant::now() + Duration::from_secs(15);
-        while !out.exists() {
-            assert!(Instant::now() < deadline, "foot never started its shell");
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        crate::wait_for_file(out, "foot never started its shell");
         std::thread::sleep(Duration::from_millis(500));
         child
     }

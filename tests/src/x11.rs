@@ -79,12 +79,7 @@ impl Xvfb {
             .stderr(Stdio::null())
             .spawn()
             .expect("xterm runs: apt-get install xterm");
-        // Ready when its shell has made the file.
-        let deadline = Instant::now() + Duration::from_secs(15);
-        while !out.exists() {
-            assert!(Instant::now() < deadline, "xterm never started its shell");
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        crate::wait_for_file(out, "xterm never started its shell");
         std::thread::sleep(Duration::from_millis(300));
         child
     }

@@ -49,8 +49,13 @@ pub enum DecodeError {
     Empty,
     /// More audio than the caller allows.
     TooLong,
-    /// The resampler failed, in words.
-    Resample(String),
+    /// The resampler failed converting from `rate`, in words.
+    Resample {
+        /// The file's rate.
+        rate: u32,
+        /// Why.
+        reason: String,
+    },
 }
 
 /// Decodes a whole stream to 16 kHz. `extension` helps the prober; decoding stops as soon
@@ -272,6 +277,6 @@ fn ogg_tail_is_cut(source: &mut Box<dyn MediaSource>) -> bool {
 fn from_sink(e: SinkError) -> DecodeError {
     match e {
         SinkError::TooLong => DecodeError::TooLong,
-        SinkError::Resample(reason) => DecodeError::Resample(reason),
+        SinkError::Resample { rate, reason } => DecodeError::Resample { rate, reason },
     }
 }

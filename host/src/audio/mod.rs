@@ -263,11 +263,9 @@ fn decode_source<S: MediaSource + 'static>(
                     path,
                     limit_secs: limits.max_secs,
                 },
-                decode::DecodeError::Resample(reason) => AudioError::Resample {
-                    path,
-                    rate: 0,
-                    reason,
-                },
+                decode::DecodeError::Resample { rate, reason } => {
+                    AudioError::Resample { path, rate, reason }
+                }
             });
         }
     };

@@ -13,19 +13,24 @@ use super::{AudioError, Limits};
 pub(crate) enum SinkError {
     /// The audio passed the duration cap.
     TooLong,
-    /// The resampler failed, in words.
-    Resample(String),
+    /// The resampler failed at `rate`, in words.
+    Resample {
+        /// The rate it was converting from.
+        rate: u32,
+        /// Why.
+        reason: String,
+    },
 }
 
 impl SinkError {
     /// The refusal as the file's error.
-    pub(crate) fn into_audio(self, path: &Path, limits: &Limits, rate: u32) -> AudioError {
+    pub(crate) fn into_audio(self, path: &Path, limits: &Limits) -> AudioError {
         match self {
             SinkError::TooLong => AudioError::TooLong {
                 path: path.to_owned(),
                 limit_secs: limits.max_secs,
             },
-            SinkError::Resample(reason) => AudioError::Resample {
+            SinkError::Resample { rate, reason } => AudioError::Resample {
                 path: path.to_owned(),
                 rate,
                 reason,
@@ -49,7 +54,8 @@ impl Sink {
         Ok(Sink {
             rate,
             max_frames: max_secs.saturating_mul(u64::from(rate)),
-            to16k: To16k::new(rate, Quality::File).map_err(SinkError::Resample)?,
+            to16k: To16k::new(rate, Quality::File)
+                .map_err(|reason| SinkError::Resample { rate, reason })?,
             out: Vec::new(),
         })
     }
@@ -64,9 +70,10 @@ impl Sink {
         if self.to16k.frames_in() + mono.len() as u64 > self.max_frames {
             return Err(SinkError::TooLong);
         }
+        let rate = self.rate;
         self.to16k
             .push(mono, &mut self.out)
-            .map_err(SinkError::Resample)
+            .map_err(|reason| SinkError::Resample { rate, reason })
     }
 
     /// How much audio has come in, in milliseconds of the file's own clock.
@@ -81,9 +88,10 @@ impl Sink {
 
     /// The whole audio at 16 kHz.
     pub(crate) fn finish(mut self) -> Result<Vec<i16>, SinkError> {
+        let rate = self.rate;
         self.to16k
             .finish(&mut self.out)
-            .map_err(SinkError::Resample)?;
+            .map_err(|reason| SinkError::Resample { rate, reason })?;
         Ok(self.out)
     }
 }

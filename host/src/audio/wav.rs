@@ -47,8 +47,8 @@ pub(crate) fn decode<R: io::Read>(
             limit_secs: limits.max_secs,
         });
     }
-    let mut sink = Sink::new(spec.sample_rate, limits.max_secs)
-        .map_err(|e| e.into_audio(path, limits, spec.sample_rate))?;
+    let mut sink =
+        Sink::new(spec.sample_rate, limits.max_secs).map_err(|e| e.into_audio(path, limits))?;
     let mut reading = Reading {
         sink: &mut sink,
         channels: usize::from(channels),
@@ -80,7 +80,7 @@ pub(crate) fn decode<R: io::Read>(
     let read = reading.read;
     let cut_short = match fail {
         Ok(()) => None,
-        Err(Stop::Sink(e)) => return Err(e.into_audio(path, limits, spec.sample_rate)),
+        Err(Stop::Sink(e)) => return Err(e.into_audio(path, limits)),
         // hound reports a short data chunk as a read error partway through the samples.
         Err(Stop::Read(_)) if read < promised => {
             if !limits.accept_partial || read == 0 {
@@ -104,9 +104,7 @@ pub(crate) fn decode<R: io::Read>(
             path: path.to_owned(),
         });
     }
-    let samples = sink
-        .finish()
-        .map_err(|e| e.into_audio(path, limits, spec.sample_rate))?;
+    let samples = sink.finish().map_err(|e| e.into_audio(path, limits))?;
     Ok(Audio {
         samples,
         source_rate: spec.sample_rate,

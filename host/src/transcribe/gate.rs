@@ -20,7 +20,7 @@ pub struct Waiting {
 
 #[derive(Debug, Default)]
 struct Queue {
-    running: usize,
+    /// The places no call holds; the gate's places less these are running.
     free: Vec<usize>,
     waiting: VecDeque<u64>,
     next_ticket: u64,
@@ -45,7 +45,6 @@ pub(crate) struct Place<'a> {
 impl Drop for Place<'_> {
     fn drop(&mut self) {
         let mut q = self.gate.lock();
-        q.running -= 1;
         q.free.push(self.index);
         drop(q);
         self.gate.freed.notify_all();
@@ -95,11 +94,9 @@ impl Gate {
         loop {
             let ahead = q.waiting.iter().position(|&t| t == ticket).unwrap_or(0);
             if ahead == 0
-                && q.running < self.places
                 && let Some(index) = q.free.pop()
             {
                 q.waiting.pop_front();
-                q.running += 1;
                 leave.entered = true;
                 drop(q);
                 // The next in line may also fit.
@@ -111,13 +108,11 @@ impl Gate {
                 drop(q);
                 return None;
             }
-            let now = Waiting {
-                running: q.running,
-                ahead,
-            };
+            let running = self.places - q.free.len();
+            let now = Waiting { running, ahead };
             // A place that just freed is about to be taken by the head of the line: not
             // a state worth reporting.
-            if told != Some(now) && q.running >= self.places {
+            if told != Some(now) && q.free.is_empty() {
                 told = Some(now);
                 drop(q);
                 on_wait(now);

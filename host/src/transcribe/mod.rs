@@ -225,11 +225,10 @@ impl Engine {
     /// then whisper's percentage.
     pub fn transcribe(
         &self,
-        audio: &Audio,
+        audio: Audio,
         options: &Options,
         progress: impl FnMut(Progress) + Send + 'static,
     ) -> Result<Transcript, TranscribeError> {
-        let audio = audio.clone();
         self.in_lane(
             &self.files,
             options,
