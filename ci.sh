@@ -85,6 +85,16 @@ test)
     echo "./ci.sh test needs socat for the serial dongle tests: sudo apt-get install socat" >&2
     exit 1
   fi
+  # The plot test draws its labels with DejaVu (host/src/plot.rs looks in these places).
+  font=""
+  for f in /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf /usr/share/fonts/TTF/DejaVuSans.ttf \
+    /usr/share/fonts/dejavu/DejaVuSans.ttf; do
+    [ -f "$f" ] && font="$f"
+  done
+  if [ -z "$font" ]; then
+    echo "./ci.sh test needs the DejaVu font for the plot test: sudo apt-get install fonts-dejavu-core" >&2
+    exit 1
+  fi
   # The dictation tests type into an xterm on Xvfb, under a US and a German layout, and
   # into a foot on a headless sway.
   for tool in Xvfb xterm setxkbmap xclip sway foot wtype wl-copy; do
