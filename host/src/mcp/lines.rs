@@ -162,6 +162,10 @@ async fn read_line(
 
 /// Copies the SDK's output to `out` whole line by whole line, with the error replies put
 /// between lines. Ends when the SDK closes its output.
+///
+/// Replies go first whenever one is waiting: `filter` queues a line's reply before it
+/// passes the next line to the SDK, so a client reads the answers to its bad lines before
+/// the SDK's answer to any line it sent after them.
 pub async fn merge(
     from_sdk: impl AsyncRead + Unpin,
     mut replies: mpsc::UnboundedReceiver<Value>,
@@ -172,6 +176,14 @@ pub async fn merge(
     let mut replies_open = true;
     loop {
         tokio::select! {
+            biased;
+            reply = replies.recv(), if replies_open => match reply {
+                Some(reply) => {
+                    out.write_all(format!("{reply}\n").as_bytes()).await?;
+                    out.flush().await?;
+                }
+                None => replies_open = false,
+            },
             read = from_sdk.read_until(b'\n', &mut line) => {
                 if read? == 0 {
                     break;
@@ -180,13 +192,6 @@ pub async fn merge(
                 out.flush().await?;
                 line.clear();
             }
-            reply = replies.recv(), if replies_open => match reply {
-                Some(reply) => {
-                    out.write_all(format!("{reply}\n").as_bytes()).await?;
-                    out.flush().await?;
-                }
-                None => replies_open = false,
-            },
         }
     }
     out.flush().await
@@ -249,5 +254,18 @@ mod tests {
             (true, false)
         );
         assert_eq!(line, b"last");
+    }
+
+    #[tokio::test]
+    async fn a_waiting_error_reply_is_written_before_the_sdks_next_line() {
+        for _ in 0..200 {
+            let (tx, rx) = mpsc::unbounded_channel();
+            tx.send(json!({"id": 44})).unwrap();
+            drop(tx);
+            let sdk = b"{\"id\":6}\n".as_slice();
+            let mut out = Vec::new();
+            merge(sdk, rx, &mut out).await.unwrap();
+            assert_eq!(out, b"{\"id\":44}\n{\"id\":6}\n");
+        }
     }
 }
