@@ -223,13 +223,38 @@ firmware)
       echo "-- yazses-core on QEMU ($target)"
       cargo test --locked --release --target "$target" -p yazses-qemu-core
     done
-    echo "-- the dongle firmware images"
-    cargo clippy --locked --release --target thumbv6m-none-eabi -p yazses-fw-pico -- -D warnings
-    cargo build --locked --release --target thumbv6m-none-eabi -p yazses-fw-pico
-    python3 image-size.py target/thumbv6m-none-eabi/release/yazses-fw-pico --boot2 0x10000000
-    cargo clippy --locked --release --target thumbv7em-none-eabihf -p yazses-fw-xiao-nrf52840-sense -- -D warnings
-    cargo build --locked --release --target thumbv7em-none-eabihf -p yazses-fw-xiao-nrf52840-sense
-    python3 image-size.py target/thumbv7em-none-eabihf/release/yazses-fw-xiao-nrf52840-sense
+    echo "-- a plain cargo build at the top level builds the QEMU core image"
+    cargo build --locked --release
+    echo "-- the UF2 tooling"
+    cargo clippy --locked -p yazses-uf2 --target "$host" --all-targets -- -D warnings
+    cargo test --locked -p yazses-uf2 --target "$host"
+    cargo build --locked --release -p yazses-uf2 --target "$host"
+    uf2="target/$host/release/yazses-uf2"
+    echo "-- the dongle firmware images, each built from its own directory, as a UF2 in dist/"
+    mkdir -p ../dist
+    for board in pico:thumbv6m-none-eabi:0x10000000 xiao-nrf52840-sense:thumbv7em-none-eabihf:; do
+      IFS=: read -r name target boot2 <<<"$board"
+      elf="target/$target/release/yazses-fw-$name"
+      (cd "$name" && cargo clippy --locked --release -- -D warnings && cargo build --locked --release)
+      python3 image-size.py "$elf" ${boot2:+--boot2 "$boot2"}
+      "$uf2" convert --board "$name" "$elf" "../dist/yazses-$name.uf2"
+      "$uf2" check --board "$name" --elf "$elf" "../dist/yazses-$name.uf2"
+    done
+    echo "-- cargo run flashes onto a bootloader drive (a tmpfs with the bootloader's INFO_UF2.TXT)"
+    if [ "$(id -u)" -eq 0 ]; then
+      for board in "pico:Raspberry Pi RP2:RPI-RP2" "xiao-nrf52840-sense:Seeed XIAO nRF52840 Sense:nRF52840-SeeedXiao"; do
+        IFS=: read -r name model id <<<"$board"
+        drive=$(mktemp -d)
+        mount -t tmpfs -o size=4m yazses-uf2-test "$drive"
+        printf 'UF2 Bootloader\nModel: %s\nBoard-ID: %s\n' "$model" "$id" >"$drive/INFO_UF2.TXT"
+        ok=0
+        (cd "$name" && cargo run --locked --release) && cmp "$drive/yazses-$name.uf2" "../dist/yazses-$name.uf2" && ok=1
+        umount "$drive" && rmdir "$drive"
+        [ "$ok" = 1 ] || { echo "cargo run did not flash $name onto its drive" >&2; exit 1; }
+      done
+    else
+      echo "(not checked: mounting the test drive needs root)"
+    fi
     RUSTDOCFLAGS="-D warnings" cargo doc --locked --no-deps --target thumbv7em-none-eabihf \
       -p yazses-fw -p yazses-boards -p yazses-qemu-core
     echo "-- and with defmt logging over RTT"

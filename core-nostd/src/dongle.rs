@@ -3,8 +3,11 @@
 //!
 //! Idle until a button press or a host `Start`; then every frame goes out as `Audio`,
 //! with the on-chip detector's `Vad`, a `SpeechStart` once speech counts as started, and
-//! one `EndOfSpeech` when the policy stops, the button is released or the host says
-//! `Stop`. Back to idle after that: the firmware turns the microphone off and sleeps.
+//! one `EndOfSpeech` when the policy stops, the button is released, the host says `Stop`
+//! or starts another capture, or the firmware ends it ([`Dongle::end_capture`]: the host
+//! went away or to sleep). Back to idle after that: the firmware turns the microphone off
+//! and sleeps. Every message about a capture carries its id: the host's for a capture it
+//! started, the dongle's own (with [`BUTTON_CAPTURE`] set) for one its button started.
 
 use crate::autostop::Autostop;
 use crate::endpoint::EndpointConfig;
@@ -12,7 +15,7 @@ use crate::frame::{FRAME_SAMPLES, Frame};
 use crate::time::{Duration, Instant};
 use crate::vad::{Vad, VadConfig};
 use crate::wire::{
-    AudioBytes, DeviceMessage, EndReason, HostMessage, PROTOCOL_VERSION, WirePreset,
+    AudioBytes, BUTTON_CAPTURE, DeviceMessage, EndReason, HostMessage, PROTOCOL_VERSION, WirePreset,
 };
 
 /// Who the dongle is, for `Hello`.
@@ -31,11 +34,13 @@ pub struct Dongle {
     vad: VadConfig,
     endpoint: EndpointConfig,
     capture: Option<Capture>,
+    presses: u32,
     scratch: [u8; 2 * FRAME_SAMPLES],
 }
 
 #[derive(Debug)]
 struct Capture {
+    id: u32,
     autostop: Autostop,
     seq: u32,
     speech_reported: bool,
@@ -49,6 +54,7 @@ impl Dongle {
             vad: Vad::DEFAULT,
             endpoint: EndpointConfig::default(),
             capture: None,
+            presses: 0,
             scratch: [0; 2 * FRAME_SAMPLES],
         }
     }
@@ -56,6 +62,11 @@ impl Dongle {
     /// Whether a capture is running (the microphone must be on).
     pub fn is_capturing(&self) -> bool {
         self.capture.is_some()
+    }
+
+    /// The running capture's id.
+    pub fn capture_id(&self) -> Option<u32> {
+        self.capture.as_ref().map(|c| c.id)
     }
 
     /// The `Hello` this dongle sends.
@@ -72,8 +83,15 @@ impl Dongle {
     pub fn on_host(&mut self, message: HostMessage, mut send: impl FnMut(DeviceMessage<'_>)) {
         match message {
             HostMessage::Hello { .. } => send(self.hello()),
-            HostMessage::Start => self.start(),
-            HostMessage::Stop => self.end(EndReason::Stopped, &mut send),
+            HostMessage::Start { capture } => {
+                self.end_capture(EndReason::Stopped, &mut send);
+                self.start(capture);
+            }
+            HostMessage::Stop { capture } => {
+                if self.capture_id() == Some(capture) {
+                    self.end_capture(EndReason::Stopped, &mut send);
+                }
+            }
             HostMessage::Configure {
                 preset,
                 end_silence_ms,
@@ -95,13 +113,19 @@ impl Dongle {
         }
     }
 
-    /// The push-to-talk button changed: a press starts a capture, a release ends it.
+    /// The push-to-talk button changed: a press starts a capture (or joins the one
+    /// running), a release ends it.
     pub fn on_button(&mut self, pressed: bool, mut send: impl FnMut(DeviceMessage<'_>)) {
-        send(DeviceMessage::Button { pressed });
-        if pressed {
-            self.start();
-        } else {
-            self.end(EndReason::Released, &mut send);
+        if pressed && self.capture.is_none() {
+            self.presses = self.presses.wrapping_add(1);
+            self.start(BUTTON_CAPTURE | (self.presses & !BUTTON_CAPTURE));
+        }
+        send(DeviceMessage::Button {
+            pressed,
+            capture: self.capture_id(),
+        });
+        if !pressed {
+            self.end_capture(EndReason::Released, &mut send);
         }
     }
 
@@ -110,14 +134,16 @@ impl Dongle {
         let Some(capture) = self.capture.as_mut() else {
             return;
         };
-        let seq = capture.seq;
+        let (id, seq) = (capture.id, capture.seq);
         capture.seq = capture.seq.wrapping_add(1);
         send(DeviceMessage::Audio {
+            capture: id,
             seq,
             samples: AudioBytes::encode(frame, &mut self.scratch),
         });
         let report = capture.autostop.push_frame(frame);
         send(DeviceMessage::Vad {
+            capture: id,
             seq,
             speech: report.vad.speech,
         });
@@ -126,12 +152,14 @@ impl Dongle {
         {
             capture.speech_reported = true;
             send(DeviceMessage::SpeechStart {
+                capture: id,
                 seq: (start.total_millis() / 10) as u32,
             });
         }
         if let Some(stop) = report.decision.stop() {
             self.capture = None;
             send(DeviceMessage::EndOfSpeech {
+                capture: id,
                 reason: stop.reason.into(),
                 speech_end_seq: stop
                     .speech_end
@@ -140,20 +168,21 @@ impl Dongle {
         }
     }
 
-    fn start(&mut self) {
-        // A press during a capture keeps the capture it is in.
-        if self.capture.is_none() {
-            self.capture = Some(Capture {
-                autostop: Autostop::new(self.vad, self.endpoint, Instant::ZERO),
-                seq: 0,
-                speech_reported: false,
-            });
-        }
+    fn start(&mut self, id: u32) {
+        self.capture = Some(Capture {
+            id,
+            autostop: Autostop::new(self.vad, self.endpoint, Instant::ZERO),
+            seq: 0,
+            speech_reported: false,
+        });
     }
 
-    fn end(&mut self, reason: EndReason, send: &mut impl FnMut(DeviceMessage<'_>)) {
+    /// Ends the running capture, if any, for `reason` (sending its `EndOfSpeech`): for the
+    /// firmware's own reasons, such as the host closing the port or suspending the bus.
+    pub fn end_capture(&mut self, reason: EndReason, mut send: impl FnMut(DeviceMessage<'_>)) {
         if let Some(capture) = self.capture.take() {
             send(DeviceMessage::EndOfSpeech {
+                capture: capture.id,
                 reason,
                 speech_end_seq: capture
                     .autostop
@@ -187,10 +216,11 @@ mod tests {
                 DeviceMessage::EndOfSpeech { reason, .. } => match reason {
                     EndReason::Released => b'R',
                     EndReason::Stopped => b'T',
+                    EndReason::Suspended => b'Z',
                     EndReason::NoSpeech => b'N',
                     _ => b'E',
                 },
-                DeviceMessage::Button { pressed } => {
+                DeviceMessage::Button { pressed, .. } => {
                     if pressed {
                         b'P'
                     } else {
@@ -246,13 +276,15 @@ mod tests {
             &mut d,
             &[
                 Step::Host(HostMessage::Hello { protocol: 1 }),
-                Step::Host(HostMessage::Start),
+                Step::Host(HostMessage::Start { capture: 5 }),
                 Step::Frame(0),
-                Step::Host(HostMessage::Stop),
-                Step::Host(HostMessage::Stop),
+                Step::Host(HostMessage::Stop { capture: 4 }),
+                Step::Frame(0),
+                Step::Host(HostMessage::Stop { capture: 5 }),
+                Step::Host(HostMessage::Stop { capture: 5 }),
             ],
         );
-        assert_eq!(&out[..n], b"HAvT");
+        assert_eq!(&out[..n], b"HAvAvT");
     }
 
     #[test]
@@ -268,10 +300,95 @@ mod tests {
             |_| {},
         );
         let steps = [Step::Frame(0); 6];
-        let mut all = [Step::Host(HostMessage::Start); 7];
+        let mut all = [Step::Host(HostMessage::Start { capture: 1 }); 7];
         all[1..].copy_from_slice(&steps);
         let (out, n) = kinds(&mut d, &all);
         assert_eq!(&out[..n], b"AvAvAvAvAvN");
         assert!(!d.is_capturing());
+    }
+
+    /// Every message a run sent, with the capture it was about.
+    fn captures(dongle: &mut Dongle, steps: &[Step]) -> ([(u8, Option<u32>); 32], usize) {
+        let mut out = [(0u8, None); 32];
+        let mut n = 0;
+        for step in steps {
+            let mut record = |m: DeviceMessage<'_>| {
+                out[n] = match m {
+                    DeviceMessage::Audio { capture, .. } => (b'A', Some(capture)),
+                    DeviceMessage::Vad { capture, .. } => (b'v', Some(capture)),
+                    DeviceMessage::EndOfSpeech { capture, .. } => (b'E', Some(capture)),
+                    DeviceMessage::Button { pressed, capture } => {
+                        (if pressed { b'P' } else { b'p' }, capture)
+                    }
+                    _ => (b'?', None),
+                };
+                n += 1;
+            };
+            match *step {
+                Step::Host(m) => dongle.on_host(m, &mut record),
+                Step::Button(p) => dongle.on_button(p, &mut record),
+                Step::Frame(level) => dongle.on_frame(&[level; FRAME_SAMPLES], &mut record),
+            }
+        }
+        (out, n)
+    }
+
+    #[test]
+    fn every_message_names_its_capture_and_a_new_start_ends_the_old_one() {
+        let mut d = Dongle::new(ID);
+        let b1 = BUTTON_CAPTURE | 1;
+        let (out, n) = captures(
+            &mut d,
+            &[
+                Step::Host(HostMessage::Start { capture: 7 }),
+                Step::Frame(0),
+                // The host gave up on 7 without a Stop, and starts 8.
+                Step::Host(HostMessage::Start { capture: 8 }),
+                Step::Frame(0),
+                // A press during 8 joins it; the release ends it.
+                Step::Button(true),
+                Step::Button(false),
+                // A press while idle starts the button's own capture.
+                Step::Button(true),
+                Step::Frame(0),
+                // A stale Stop for 8 leaves it running.
+                Step::Host(HostMessage::Stop { capture: 8 }),
+                Step::Button(false),
+            ],
+        );
+        let expected = [
+            (b'A', Some(7)),
+            (b'v', Some(7)),
+            (b'E', Some(7)),
+            (b'A', Some(8)),
+            (b'v', Some(8)),
+            (b'P', Some(8)),
+            (b'p', Some(8)),
+            (b'E', Some(8)),
+            (b'P', Some(b1)),
+            (b'A', Some(b1)),
+            (b'v', Some(b1)),
+            (b'p', Some(b1)),
+            (b'E', Some(b1)),
+        ];
+        assert_eq!(&out[..n], &expected);
+    }
+
+    #[test]
+    fn the_firmware_can_end_a_capture_for_its_own_reasons() {
+        let mut d = Dongle::new(ID);
+        d.on_host(HostMessage::Start { capture: 3 }, |_| {});
+        let mut ended = None;
+        d.end_capture(EndReason::Suspended, |m| {
+            if let DeviceMessage::EndOfSpeech {
+                capture, reason, ..
+            } = m
+            {
+                ended = Some((capture, reason));
+            }
+        });
+        assert_eq!(ended, Some((3, EndReason::Suspended)));
+        assert!(!d.is_capturing());
+        d.end_capture(EndReason::Suspended, |_| panic!("nothing to end"));
     }
 }

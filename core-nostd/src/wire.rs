@@ -16,9 +16,15 @@
 //! frames. Nothing here reads a clock or touches I/O.
 //!
 //! Protocol version [`PROTOCOL_VERSION`] is announced in [`DeviceMessage::Hello`]; a host
-//! refuses a dongle whose major version it does not speak. New variants are only ever
-//! appended, so an old host reads a new dongle's known messages and drops the rest as
-//! [`FrameError::Message`].
+//! refuses a dongle that speaks another version, naming both. Both `Hello`s keep their
+//! place (variant 0) and their fields in every version, so each side can always read the
+//! other's version, whatever else changed.
+//!
+//! Version 2 numbers captures: the host chooses the id of each capture it starts
+//! ([`HostMessage::Start`]), the dongle numbers the ones its button starts (top bit set,
+//! [`BUTTON_CAPTURE`]), and every message about a capture carries its id. A host drops
+//! whatever is not about its current capture, so audio still in flight from a cancelled
+//! capture never becomes the start of the next one.
 
 use serde::{Deserialize, Serialize};
 
@@ -31,11 +37,16 @@ pub const USB_VID: u16 = 0x1209;
 pub const USB_PID: u16 = 0x0001;
 
 /// The protocol version this crate speaks, announced in `Hello`.
-pub const PROTOCOL_VERSION: u16 = 1;
+pub const PROTOCOL_VERSION: u16 = 2;
+
+/// The bit set in the ids of captures the dongle's button started; a host keeps it clear
+/// in the ids it chooses, so the two never collide.
+pub const BUTTON_CAPTURE: u32 = 0x8000_0000;
 
 /// The largest payload (postcard bytes plus CRC) a frame may carry, in bytes. An audio
-/// frame is the largest message: 1 tag + up to 5 seq + 2 length + 320 sample bytes.
-pub const MAX_PAYLOAD: usize = 1 + 5 + 2 + 2 * FRAME_SAMPLES + CRC_LEN;
+/// frame is the largest message: 1 tag + up to 5 capture id + up to 5 seq + 2 length +
+/// 320 sample bytes.
+pub const MAX_PAYLOAD: usize = 1 + 5 + 5 + 2 + 2 * FRAME_SAMPLES + CRC_LEN;
 
 /// The largest frame on the wire, both delimiters included.
 pub const MAX_FRAME: usize = cobs::max_encoding_length(MAX_PAYLOAD) + 2;
@@ -57,8 +68,10 @@ pub enum EndReason {
     Cap,
     /// The push-to-talk button was released.
     Released,
-    /// The host sent `Stop`.
+    /// The host sent `Stop`, started another capture, or went away.
     Stopped,
+    /// The host suspended the USB bus (it went to sleep).
+    Suspended,
 }
 
 impl From<StopReason> for EndReason {
@@ -121,6 +134,8 @@ pub enum DeviceMessage<'a> {
     },
     /// One 10 ms frame of a capture; `seq` counts up from 0 at each `Start` or button press.
     Audio {
+        /// The capture.
+        capture: u32,
         /// Frame number within the capture.
         seq: u32,
         /// The samples.
@@ -129,6 +144,8 @@ pub enum DeviceMessage<'a> {
     },
     /// The on-chip detector's decision for frame `seq`.
     Vad {
+        /// The capture.
+        capture: u32,
         /// Frame number the decision is for.
         seq: u32,
         /// Whether the frame is speech (hangover included).
@@ -136,11 +153,15 @@ pub enum DeviceMessage<'a> {
     },
     /// Speech started at frame `seq` (after `min_speech`).
     SpeechStart {
+        /// The capture.
+        capture: u32,
         /// The first frame of the speech run.
         seq: u32,
     },
-    /// The capture ended; no `Audio` follows until the next `Start` or press.
+    /// The capture ended; no `Audio` of it follows.
     EndOfSpeech {
+        /// The capture.
+        capture: u32,
         /// Why it ended.
         reason: EndReason,
         /// The last frame of speech, when there was speech.
@@ -150,6 +171,9 @@ pub enum DeviceMessage<'a> {
     Button {
         /// Pressed now.
         pressed: bool,
+        /// Pressed: the capture the press started, or the one already running that it
+        /// joined. Released: the capture the release ended, if one was running.
+        capture: Option<u32>,
     },
     /// Sent every second while idle, so the host can tell a quiet dongle from a dead one.
     Heartbeat {
@@ -179,10 +203,16 @@ pub enum HostMessage {
         /// The host's [`PROTOCOL_VERSION`].
         protocol: u16,
     },
-    /// Starts a capture, as a button press would.
-    Start,
-    /// Ends the capture now (`EndOfSpeech { reason: Stopped }`).
-    Stop,
+    /// Starts capture `capture` (ending any capture running, as `Stopped`).
+    Start {
+        /// Its id, chosen by the host with [`BUTTON_CAPTURE`] clear.
+        capture: u32,
+    },
+    /// Ends capture `capture` now (`EndOfSpeech { reason: Stopped }`), if it is running.
+    Stop {
+        /// The capture to end; another one running is left alone.
+        capture: u32,
+    },
     /// Sets the detector and the policy for the next captures.
     Configure {
         /// The detector preset.
@@ -256,7 +286,7 @@ pub struct FrameStats {
 /// use yazses_core::wire::{self, DeviceMessage, FrameReader, MAX_FRAME};
 ///
 /// let mut wire_bytes = [0u8; 2 * MAX_FRAME];
-/// let a = wire::encode(&DeviceMessage::Button { pressed: true }, &mut wire_bytes).unwrap();
+/// let a = wire::encode(&DeviceMessage::Button { pressed: true, capture: Some(1) }, &mut wire_bytes).unwrap();
 /// let b = wire::encode(&DeviceMessage::Heartbeat { uptime_ms: 7 }, &mut wire_bytes[a..]).unwrap();
 ///
 /// let mut reader = FrameReader::new();
@@ -447,7 +477,7 @@ mod tests {
     fn plain(m: Result<DeviceMessage<'_>, FrameError>) -> Result<Plain, FrameError> {
         m.map(|m| match m {
             DeviceMessage::Heartbeat { uptime_ms } => Plain::Heartbeat(uptime_ms),
-            DeviceMessage::Button { pressed } => Plain::Button(pressed),
+            DeviceMessage::Button { pressed, .. } => Plain::Button(pressed),
             _ => Plain::Other,
         })
     }
@@ -457,6 +487,7 @@ mod tests {
         let samples: [i16; FRAME_SAMPLES] = core::array::from_fn(|i| (i as i16 - 80) * 409);
         let mut scratch = [0u8; 2 * FRAME_SAMPLES];
         let message = DeviceMessage::Audio {
+            capture: u32::MAX,
             seq: u32::MAX,
             samples: AudioBytes::encode(&samples, &mut scratch),
         };
@@ -470,6 +501,7 @@ mod tests {
             let Ok(DeviceMessage::Audio {
                 seq,
                 samples: bytes,
+                ..
             }) = m
             else {
                 panic!("{m:?}")
@@ -492,19 +524,25 @@ mod tests {
                 sample_rate: 16_000,
             },
             DeviceMessage::Audio {
+                capture: 7,
                 seq: 3,
                 samples: AudioBytes::encode(&[0, -1, i16::MIN, i16::MAX], &mut scratch),
             },
             DeviceMessage::Vad {
+                capture: 7,
                 seq: 4,
                 speech: true,
             },
-            DeviceMessage::SpeechStart { seq: 5 },
+            DeviceMessage::SpeechStart { capture: 7, seq: 5 },
             DeviceMessage::EndOfSpeech {
-                reason: EndReason::Released,
+                capture: BUTTON_CAPTURE | 1,
+                reason: EndReason::Suspended,
                 speech_end_seq: Some(9),
             },
-            DeviceMessage::Button { pressed: false },
+            DeviceMessage::Button {
+                pressed: false,
+                capture: None,
+            },
             DeviceMessage::Heartbeat { uptime_ms: 1 },
         ];
         for message in messages {
@@ -519,15 +557,24 @@ mod tests {
             no_speech_ms: 8000,
             timeout_ms: 30_000,
         };
-        let (wire, n) = frame_of(&configure);
-        let mut reader = FrameReader::new();
-        let (used, m) = reader.read::<HostMessage>(&wire[..n]);
-        assert_eq!((used, m), (n, Some(Ok(configure))));
+        for message in [
+            configure,
+            HostMessage::Start { capture: 9 },
+            HostMessage::Stop { capture: 9 },
+        ] {
+            let (wire, n) = frame_of(&message);
+            let mut reader = FrameReader::new();
+            let (used, m) = reader.read::<HostMessage>(&wire[..n]);
+            assert_eq!((used, m), (n, Some(Ok(message))));
+        }
     }
 
     #[test]
     fn a_reader_joining_mid_frame_skips_to_the_next_delimiter_and_counts_no_drop() {
-        let (a, na) = frame_of(&DeviceMessage::Button { pressed: true });
+        let (a, na) = frame_of(&DeviceMessage::Button {
+            pressed: true,
+            capture: Some(3),
+        });
         let (b, nb) = frame_of(&DeviceMessage::Heartbeat { uptime_ms: 42 });
         let mut stream = [0u8; 2 * MAX_FRAME];
         stream[..na].copy_from_slice(&a[..na]);
@@ -551,7 +598,10 @@ mod tests {
         let (mut a, na) = frame_of(&DeviceMessage::Heartbeat {
             uptime_ms: 0x0102_0304,
         });
-        let (b, nb) = frame_of(&DeviceMessage::Button { pressed: true });
+        let (b, nb) = frame_of(&DeviceMessage::Button {
+            pressed: true,
+            capture: Some(3),
+        });
         a[2] ^= 0x10; // stays non-zero
         assert_ne!(a[2], 0);
         let mut stream = [0u8; 2 * MAX_FRAME];
@@ -609,5 +659,69 @@ mod tests {
         assert_eq!(seq.see(0), 0);
         assert_eq!(seq.see(1), 0);
         assert_eq!(seq.lost(), 2);
+    }
+
+    /// The version-1 messages, as a version-1 program decodes them: only `Hello` matters,
+    /// the one message both sides must always be able to read.
+    #[derive(Debug, Deserialize, Serialize, PartialEq)]
+    enum V1Device<'a> {
+        Hello {
+            protocol: u16,
+            board: &'a str,
+            fw_version: &'a str,
+            sample_rate: u32,
+        },
+    }
+
+    #[derive(Debug, Deserialize, Serialize, PartialEq)]
+    enum V1Host {
+        Hello { protocol: u16 },
+        Start,
+        Stop,
+    }
+
+    #[test]
+    fn each_version_reads_the_others_hello_and_so_can_name_both_versions() {
+        // A version-1 host reads this dongle's Hello: it learns the dongle speaks 2.
+        let (wire, n) = frame_of(&DeviceMessage::Hello {
+            protocol: PROTOCOL_VERSION,
+            board: "rp2040-pico",
+            fw_version: "0.2.0",
+            sample_rate: 16_000,
+        });
+        let mut reader = FrameReader::new();
+        let (_, m) = reader.read::<V1Device>(&wire[..n]);
+        assert_eq!(
+            m,
+            Some(Ok(V1Device::Hello {
+                protocol: 2,
+                board: "rp2040-pico",
+                fw_version: "0.2.0",
+                sample_rate: 16_000
+            }))
+        );
+        // This host reads a version-1 dongle's Hello.
+        let (wire, n) = frame_of(&V1Device::Hello {
+            protocol: 1,
+            board: "rp2040-pico",
+            fw_version: "0.1.0",
+            sample_rate: 16_000,
+        });
+        let mut reader = FrameReader::new();
+        let (_, m) = reader.read::<DeviceMessage>(&wire[..n]);
+        assert!(matches!(
+            m,
+            Some(Ok(DeviceMessage::Hello { protocol: 1, .. }))
+        ));
+        // Both Hellos from the hosts read the same way.
+        let (wire, n) = frame_of(&V1Host::Hello { protocol: 1 });
+        let mut reader = FrameReader::new();
+        let (_, m) = reader.read::<HostMessage>(&wire[..n]);
+        assert_eq!(m, Some(Ok(HostMessage::Hello { protocol: 1 })));
+        // A version-1 Start (no capture id) is not mistaken for a version-2 one.
+        let (wire, n) = frame_of(&V1Host::Start);
+        let mut reader = FrameReader::new();
+        let (_, m) = reader.read::<HostMessage>(&wire[..n]);
+        assert_eq!(m, Some(Err(FrameError::Message)));
     }
 }

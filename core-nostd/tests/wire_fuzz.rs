@@ -12,6 +12,7 @@ fn audio_stream(first: u32, n: u32) -> Vec<u8> {
     for seq in first..first + n {
         let samples = [seq as i16; 160];
         let message = DeviceMessage::Audio {
+            capture: u32::MAX - seq,
             seq,
             samples: AudioBytes::encode(&samples, &mut scratch),
         };
@@ -30,8 +31,14 @@ fn decoded_seqs(reader: &mut FrameReader, bytes: &[u8], chunk: usize) -> Vec<u32
             let (used, message) = reader.read::<DeviceMessage>(piece);
             assert!(used > 0, "the reader made no progress");
             piece = &piece[used..];
-            if let Some(Ok(DeviceMessage::Audio { seq, samples })) = message {
+            if let Some(Ok(DeviceMessage::Audio {
+                capture,
+                seq,
+                samples,
+            })) = message
+            {
                 assert!(samples.samples().all(|s| s == seq as i16));
+                assert_eq!(capture, u32::MAX - seq);
                 seqs.push(seq);
             }
         }

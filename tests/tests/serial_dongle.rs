@@ -240,3 +240,92 @@ fn a_replugged_dongle_is_picked_up_by_the_same_process() {
     assert!(u.ended_by_source);
     assert!(!u.samples.is_empty());
 }
+
+/// A 16 kHz recording whose sample `i` is `i`: any frame says where in it it was taken.
+fn ramp_wav() -> PathBuf {
+    let path = scratch().join("ramp-16k.wav");
+    let samples: Vec<i16> = (0..30_000).map(|i| i as i16).collect();
+    yazses_tests::write_wav(&path, &samples);
+    path
+}
+
+/// Issue 15, item 4: a client killed mid-capture sends no `Stop`, so its capture goes on
+/// streaming until the next client's `Start` ends it, and with the bus' latency its audio
+/// is still arriving after that `Start`. None of it may become the new capture's start.
+#[test]
+fn audio_of_a_capture_killed_mid_stream_never_starts_the_next_one() {
+    use yazses::source::FrameSource;
+    use yazses::source::dongle::SerialSource;
+    use yazses_core::endpoint::EndpointConfig;
+
+    let pty = PtyPair::new("stale");
+    let mut sim = pty.simulate(
+        simulator(),
+        &ramp_wav(),
+        &["--speed", "1", "--latency-ms", "120", "--captures", "2"],
+    );
+    // The first client: a real `yazses listen`, killed (SIGKILL: no Stop) mid-capture.
+    let config = scratch().join("serial-stale-config.toml");
+    std::fs::write(&config, "").unwrap();
+    let mut first = Command::new(yazses_bin())
+        .arg("--config")
+        .arg(&config)
+        .args([
+            "listen",
+            "--source",
+            "serial",
+            "--no-transcribe",
+            "--serial-port",
+        ])
+        .arg(&pty.host)
+        .env("YAZSES_RUNTIME_DIR", yazses_tests::runtime_dir("stale"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(800));
+    first.kill().unwrap();
+    first.wait().unwrap();
+    // The next capture, on the same dongle.
+    let mut source =
+        SerialSource::open(&pty.host.display().to_string(), &EndpointConfig::default())
+            .expect("the second capture opens");
+    for n in 0..20 {
+        let frame = source.next_frame().unwrap().expect("a frame");
+        let expected: Vec<i16> = (n * 160..(n + 1) * 160).map(|i| i as i16).collect();
+        assert_eq!(frame.to_vec(), expected, "frame {n} of the new capture");
+    }
+    let stats = source.link_stats();
+    // The situation really happened: the first capture's audio arrived after the Start.
+    assert!(stats.stale_frames > 0, "{stats:?}");
+    assert_eq!(stats.lost_frames, 0);
+    drop(source);
+    assert!(sim.wait().unwrap().success());
+}
+
+/// Issue 15, item 4: a dongle speaking another protocol version is refused with both
+/// versions named, and what to update.
+#[test]
+fn a_dongle_of_another_protocol_version_is_refused_naming_both_versions() {
+    let ours = yazses_core::wire::PROTOCOL_VERSION;
+    for (theirs, advice) in [(ours - 1, "flash the dongle"), (ours + 1, "update yazses")] {
+        let pty = PtyPair::new(&format!("v{theirs}"));
+        let mut sim = pty.simulate(
+            simulator(),
+            &fixture("utt00_clean.wav"),
+            &["--protocol", &theirs.to_string()],
+        );
+        let out = pty.listen(&["--no-transcribe"]);
+        assert!(!out.status.success());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(&format!("speaks wire protocol version {theirs}"))
+                && err.contains(&format!("this yazses speaks version {ours}"))
+                && err.contains(advice),
+            "{err}"
+        );
+        let _ = sim.kill();
+        let _ = sim.wait();
+    }
+}

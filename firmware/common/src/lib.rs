@@ -1,17 +1,19 @@
 //! The dongle firmware's board-independent part.
 //!
-//! One [`Dongle`] (yazses-core's capture-and-signal state machine) is shared by the
-//! tasks a board app spawns:
+//! One [`Device`] (the dongle's whole behaviour, a pure state machine in `yazses-boards`)
+//! is shared by the tasks a board app spawns:
 //!
 //! - the microphone loop (board-specific) waits on [`CAPTURE`], then feeds frames to
-//!   [`on_frame`] while [`is_capturing`], and turns the microphone off after;
+//!   [`on_frame`] while [`mic_on`], and turns the microphone off after;
 //! - [`usb_writer`] drains the outgoing frames into CDC-ACM packets, [`usb_reader`]
-//!   decodes the host's messages;
+//!   decodes the host's messages, and the USB device's handler reports the bus being
+//!   suspended and resumed;
 //! - [`button_loop`] turns debounced presses into captures, [`led_loop`] shows the
 //!   status, [`heartbeat_loop`] tells the host the dongle is alive while idle.
 //!
-//! Every task runs on one thread-mode executor, which sleeps (WFE) when no task is ready:
-//! between presses the chip waits for the button, USB or the heartbeat timer.
+//! Every task runs on one thread-mode executor, which sleeps (WFE) when no task is ready.
+//! While the bus is suspended no timer runs (the LED and the heartbeat wait for a change),
+//! so only the bus's resume, a button edge or a reset wakes the chip.
 #![no_std]
 
 use core::cell::{Cell, RefCell};
@@ -21,50 +23,89 @@ use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
 use embassy_sync::pipe::Pipe;
 use embassy_sync::signal::Signal;
 use embassy_time::{Duration, Instant, Ticker, Timer};
-use embassy_usb::UsbDevice;
 use embassy_usb::class::cdc_acm::{CdcAcmClass, Receiver, Sender, State};
 use embassy_usb::driver::Driver;
+use embassy_usb::{Handler, UsbDevice};
 use embedded_hal::digital::{InputPin, OutputPin};
 use embedded_hal_async::digital::Wait;
 use static_cell::StaticCell;
+use yazses_boards::device::{Device, Event, Outputs};
 use yazses_boards::ptt::{Button, Edge, Led, Status, led_lit};
-use yazses_core::dongle::{Dongle, Identity};
+use yazses_core::dongle::Identity;
 use yazses_core::frame::Frame;
 use yazses_core::wire::{self, DeviceMessage, FrameReader, HostMessage, MAX_FRAME};
 
-/// Set when a capture starts: the microphone loop turns the microphone on.
+/// Set when the microphone must start: the microphone loop turns it on.
 pub static CAPTURE: Signal<CriticalSectionRawMutex, ()> = Signal::new();
 
-static DONGLE: Mutex<CriticalSectionRawMutex, RefCell<Option<Dongle>>> =
+static DEVICE: Mutex<CriticalSectionRawMutex, RefCell<Option<Device>>> =
     Mutex::new(RefCell::new(None));
 /// Encoded frames waiting for USB: about 12 audio frames (120 ms) of slack.
 static OUTBOX: Pipe<CriticalSectionRawMutex, 4096> = Pipe::new();
-static STATE: Mutex<CriticalSectionRawMutex, Cell<Flags>> = Mutex::new(Cell::new(Flags {
-    host: false,
-    speech: false,
-    dropped: 0,
-}));
-static STATUS_CHANGED: Signal<CriticalSectionRawMutex, ()> = Signal::new();
-
-#[derive(Clone, Copy)]
-struct Flags {
-    host: bool,
-    speech: bool,
-    dropped: u32,
-}
-
-fn update(f: impl FnOnce(&mut Flags)) {
-    STATE.lock(|s| {
-        let mut flags = s.get();
-        f(&mut flags);
-        s.set(flags);
-    });
-    STATUS_CHANGED.signal(());
-}
+/// Messages dropped because the host was not keeping up.
+static DROPPED: Mutex<CriticalSectionRawMutex, Cell<u32>> = Mutex::new(Cell::new(0));
+static LED_WAKE: Signal<CriticalSectionRawMutex, ()> = Signal::new();
+static HEARTBEAT_WAKE: Signal<CriticalSectionRawMutex, ()> = Signal::new();
 
 /// Sets the dongle up; call once, before spawning the tasks.
 pub fn init(identity: Identity) {
-    DONGLE.lock(|d| *d.borrow_mut() = Some(Dongle::new(identity)));
+    DEVICE.lock(|d| *d.borrow_mut() = Some(Device::new(identity)));
+}
+
+/// What the hardware should be doing now.
+fn outputs() -> Outputs {
+    DEVICE.lock(|d| {
+        d.borrow().as_ref().map_or(
+            Outputs {
+                mic: false,
+                led: None,
+                heartbeat: false,
+            },
+            Device::outputs,
+        )
+    })
+}
+
+/// Feeds `event` to the device, queues what it sends, and wakes whatever its new outputs
+/// concern.
+fn on_event(event: Event<'_>) {
+    let before = outputs();
+    let after = DEVICE.lock(|d| d.borrow_mut().as_mut().map(|d| d.on(event, send)));
+    let Some(after) = after else {
+        return;
+    };
+    if after.mic && !before.mic {
+        CAPTURE.signal(());
+    }
+    if after.led != before.led {
+        LED_WAKE.signal(());
+    }
+    if after.heartbeat != before.heartbeat {
+        HEARTBEAT_WAKE.signal(());
+    }
+}
+
+/// Whether the microphone must run (a capture is on and the bus is awake).
+pub fn mic_on() -> bool {
+    outputs().mic
+}
+
+/// One frame from the microphone.
+pub fn on_frame(frame: &Frame) {
+    on_event(Event::Frame(frame));
+}
+
+/// Tells the device when the host suspends and resumes the bus.
+struct PowerHandler;
+
+impl Handler for PowerHandler {
+    fn suspended(&mut self, suspended: bool) {
+        on_event(if suspended {
+            Event::Suspend
+        } else {
+            Event::Resume
+        });
+    }
 }
 
 /// The USB device configuration: yazses' VID:PID, names the host's `yazses devices` shows.
@@ -92,6 +133,7 @@ pub fn usb_link<D: Driver<'static>>(
     static BOS_DESCRIPTOR: StaticCell<[u8; 64]> = StaticCell::new();
     static CONTROL: StaticCell<[u8; 64]> = StaticCell::new();
     static CDC: StaticCell<State<'static>> = StaticCell::new();
+    static POWER: StaticCell<PowerHandler> = StaticCell::new();
     let mut builder = embassy_usb::Builder::new(
         driver,
         usb_config(board),
@@ -100,6 +142,7 @@ pub fn usb_link<D: Driver<'static>>(
         &mut [],
         CONTROL.init([0; 64]),
     );
+    builder.handler(POWER.init(PowerHandler));
     let class = CdcAcmClass::new(&mut builder, CDC.init(State::new()), 64);
     let (tx, rx) = class.split();
     (builder.build(), tx, rx)
@@ -152,17 +195,12 @@ macro_rules! spawn_dongle_tasks {
 /// keeping up, so the microphone never waits on USB. A dropped `Audio` frame shows up on
 /// the host as a gap in the sequence numbers.
 fn send(message: DeviceMessage<'_>) {
-    match message {
-        DeviceMessage::SpeechStart { .. } => update(|f| f.speech = true),
-        DeviceMessage::EndOfSpeech { .. } => update(|f| f.speech = false),
-        _ => {}
-    }
     let mut frame = [0u8; MAX_FRAME];
     let Ok(n) = wire::encode(&message, &mut frame) else {
         return;
     };
     if OUTBOX.free_capacity() < n {
-        update(|f| f.dropped = f.dropped.wrapping_add(1));
+        DROPPED.lock(|d| d.set(d.get().wrapping_add(1)));
         return;
     }
     // One executor thread writes; the capacity checked above is still there.
@@ -175,63 +213,9 @@ fn send(message: DeviceMessage<'_>) {
     }
 }
 
-fn with_dongle(f: impl FnOnce(&mut Dongle)) {
-    DONGLE.lock(|d| {
-        if let Some(dongle) = d.borrow_mut().as_mut() {
-            f(dongle);
-        }
-    });
-}
-
-/// Whether a capture is running.
-pub fn is_capturing() -> bool {
-    DONGLE.lock(|d| d.borrow().as_ref().is_some_and(Dongle::is_capturing))
-}
-
-fn after_change(was_capturing: bool) {
-    let now = is_capturing();
-    if now && !was_capturing {
-        CAPTURE.signal(());
-    }
-    if now != was_capturing {
-        STATUS_CHANGED.signal(());
-    }
-}
-
-/// One frame from the microphone.
-pub fn on_frame(frame: &Frame) {
-    with_dongle(|d| d.on_frame(frame, send));
-    if !is_capturing() {
-        STATUS_CHANGED.signal(());
-    }
-}
-
-/// A message from the host.
-pub fn on_host(message: HostMessage) {
-    let was = is_capturing();
-    with_dongle(|d| d.on_host(message, send));
-    after_change(was);
-}
-
-/// The button changed.
-pub fn on_button(pressed: bool) {
-    let was = is_capturing();
-    with_dongle(|d| d.on_button(pressed, send));
-    after_change(was);
-}
-
-/// What the LED shows now.
-pub fn status() -> Status {
-    let flags = STATE.lock(Cell::get);
-    if !flags.host {
-        Status::NoHost
-    } else if !is_capturing() {
-        Status::Idle
-    } else if flags.speech {
-        Status::Speech
-    } else {
-        Status::Listening
-    }
+/// What the LED shows now; `None` while the bus sleeps.
+pub fn status() -> Option<Status> {
+    outputs().led
 }
 
 /// Moves queued frames to the host, a packet at a time; ends a transfer on a short
@@ -241,7 +225,7 @@ pub async fn usb_writer<'d, D: Driver<'d>>(mut tx: Sender<'d, D>) -> ! {
     loop {
         tx.wait_connection().await;
         OUTBOX.clear();
-        update(|f| f.host = true);
+        on_event(Event::Host(true));
         let max = (tx.max_packet_size() as usize).min(buf.len());
         loop {
             let n = OUTBOX.read(&mut buf[..max]).await;
@@ -252,9 +236,8 @@ pub async fn usb_writer<'d, D: Driver<'d>>(mut tx: Sender<'d, D>) -> ! {
                 break;
             }
         }
-        update(|f| f.host = false);
-        // The host is gone: end any capture so the microphone goes off.
-        on_host(HostMessage::Stop);
+        // The host is gone: the device ends any capture, so the microphone goes off.
+        on_event(Event::Host(false));
     }
 }
 
@@ -271,7 +254,7 @@ pub async fn usb_reader<'d, D: Driver<'d>>(mut rx: Receiver<'d, D>) -> ! {
                 let (used, message) = reader.read::<HostMessage>(rest);
                 rest = &rest[used..];
                 if let Some(Ok(message)) = message {
-                    on_host(message);
+                    on_event(Event::Command(message));
                 }
             }
         }
@@ -282,31 +265,38 @@ pub async fn usb_reader<'d, D: Driver<'d>>(mut rx: Receiver<'d, D>) -> ! {
 pub async fn button_loop<P: InputPin + Wait>(mut button: Button<P>) -> ! {
     loop {
         let edge = button.changed().await;
-        on_button(edge == Edge::Pressed);
+        on_event(Event::Button(edge == Edge::Pressed));
     }
 }
 
-/// Draws the status on the LED; while idle it stays dark and waits for a change.
+/// Draws the status on the LED; while idle or asleep it stays dark and waits for a change.
 pub async fn led_loop<P: OutputPin>(mut led: Led<P>) -> ! {
     let mut ticker = Ticker::every(Duration::from_millis(50));
     loop {
-        let status = status();
-        led.set(led_lit(status, Instant::now()));
-        if status == Status::Idle {
-            STATUS_CHANGED.wait().await;
-            ticker.reset();
-        } else {
-            ticker.next().await;
+        match status() {
+            Some(Status::Idle) | None => {
+                led.set(false);
+                LED_WAKE.wait().await;
+                ticker.reset();
+            }
+            Some(status) => {
+                led.set(led_lit(status, Instant::now()));
+                ticker.next().await;
+            }
         }
     }
 }
 
-/// A heartbeat every second while a host is connected and nothing is being captured.
+/// A heartbeat every second while a host is connected, the bus awake and nothing being
+/// captured; otherwise no timer at all.
 pub async fn heartbeat_loop() -> ! {
     loop {
+        if !outputs().heartbeat {
+            HEARTBEAT_WAKE.wait().await;
+            continue;
+        }
         Timer::after(Duration::from_secs(1)).await;
-        let host = STATE.lock(|s| s.get().host);
-        if host && !is_capturing() {
+        if outputs().heartbeat {
             send(DeviceMessage::Heartbeat {
                 uptime_ms: Instant::now().as_millis() as u32,
             });

@@ -70,7 +70,7 @@ async fn main(spawner: Spawner) {
     loop {
         yazses_fw::CAPTURE.wait().await;
         i2s.start();
-        while yazses_fw::is_capturing() {
+        while yazses_fw::mic_on() {
             i2s.read(&mut words).await;
             for (sample, word) in frame.iter_mut().zip(&words) {
                 *sample = (*word >> 16) as i16;

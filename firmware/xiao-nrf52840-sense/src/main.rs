@@ -73,7 +73,7 @@ async fn main(spawner: Spawner) {
         let _ = mic
             .run_task_sampler(&mut buffers, |frame| {
                 yazses_fw::on_frame(frame);
-                if yazses_fw::is_capturing() {
+                if yazses_fw::mic_on() {
                     SamplerState::Sampled
                 } else {
                     SamplerState::Stopped

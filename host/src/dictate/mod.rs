@@ -163,18 +163,18 @@ impl Dictation<'_> {
                 };
                 let pressed = loop {
                     match watch.wait_press(std::time::Instant::now() + Duration::from_secs(1)) {
-                        Ok(true) => break true,
-                        Ok(false) => {}
+                        Ok(Some(capture)) => break Some(capture),
+                        Ok(None) => {}
                         Err(e) => {
                             tracing::warn!("the dongle went away: {e}");
-                            break false;
+                            break None;
                         }
                     }
                 };
-                if !pressed {
+                let Some(pressed) = pressed else {
                     continue;
-                }
-                let (press, capture) = match watch.hold_or_tap(tap, &tap_endpoint) {
+                };
+                let (press, capture) = match watch.hold_or_tap(pressed, tap, &tap_endpoint) {
                     Ok(p) => p,
                     Err(e) => {
                         tracing::warn!("the dongle went away: {e}");

@@ -2,23 +2,26 @@
 //!
 //! The dongle runs yazses-core's detector and policy on its chip and speaks the wire
 //! protocol of [`yazses_core::wire`] over CDC-ACM. [`SerialSource`] opens the port, asks
-//! who is there (`Hello`), configures the policy, starts a capture and turns the frames it
-//! reads back into the capture layer's frames. The dongle's own `EndOfSpeech` ends the
-//! capture; corrupt frames are dropped and counted, lost audio (a gap in the sequence
-//! numbers) is filled with silence and counted. An unplugged dongle, a closed port or a
+//! who is there (`Hello`), configures the policy, starts a capture under an id of its own
+//! choosing and turns the frames it reads back into the capture layer's frames. The
+//! dongle's own `EndOfSpeech` ends the capture; corrupt frames are dropped and counted,
+//! lost audio (a gap in the sequence numbers) is filled with silence and counted, and
+//! anything about another capture (a cancelled one's audio still in flight) is dropped
+//! and counted. An unplugged dongle, a closed port or a
 //! dongle that stops talking ends the capture with an error that says so; the port is
 //! closed when the source is dropped, so the next capture opens it again and a replugged
 //! dongle is picked up without a restart.
 
 use std::collections::VecDeque;
 use std::io::{ErrorKind, Read, Write};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration as StdDuration, Instant as StdInstant};
 
 use yazses_core::endpoint::{EndpointConfig, StopReason};
 use yazses_core::frame::{FRAME_SAMPLES, Frame};
 use yazses_core::wire::{
-    self, DeviceMessage, EndReason, FrameReader, HostMessage, MAX_FRAME, PROTOCOL_VERSION,
-    SeqTracker, WirePreset,
+    self, BUTTON_CAPTURE, DeviceMessage, EndReason, FrameReader, HostMessage, MAX_FRAME,
+    PROTOCOL_VERSION, SeqTracker, WirePreset,
 };
 
 use super::{FrameSource, LinkStats, SourceError};
@@ -74,10 +77,38 @@ pub fn find_ports() -> Vec<String> {
 #[allow(clippy::large_enum_variant)]
 enum Event {
     Hello(DongleInfo),
-    Audio { seq: u32, frame: Frame },
-    End(EndReason),
-    Button(bool),
+    Audio {
+        capture: u32,
+        seq: u32,
+        frame: Frame,
+    },
+    End {
+        capture: u32,
+        reason: EndReason,
+    },
+    Button {
+        pressed: bool,
+        capture: Option<u32>,
+    },
     Other,
+}
+
+/// A new capture id: never one the dongle's button uses, and different from the last
+/// ones any yazses process chose (a per-process counter from a random start), so a
+/// capture's frames are never taken for another's.
+fn new_capture_id() -> u32 {
+    static START: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    static COUNT: AtomicU32 = AtomicU32::new(0);
+    let start = *START.get_or_init(|| {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
+        now.subsec_nanos()
+            ^ (now.as_secs() as u32).rotate_left(16)
+            ^ std::process::id().wrapping_mul(0x9E37_79B9)
+    });
+    let id = start.wrapping_add(COUNT.fetch_add(1, Ordering::Relaxed));
+    id & !BUTTON_CAPTURE
 }
 
 /// The open port and the protocol on it.
@@ -189,10 +220,15 @@ impl Link {
         while let Some(event) = self.next_event(deadline)? {
             if let Event::Hello(info) = event {
                 if info.protocol != PROTOCOL_VERSION {
+                    let update = if info.protocol < PROTOCOL_VERSION {
+                        "flash the dongle with this yazses' firmware (docs/firmware.md)"
+                    } else {
+                        "update yazses to the dongle's version"
+                    };
                     return Err(SourceError::Protocol(format!(
-                        "the dongle on {} speaks protocol {}, this yazses speaks {PROTOCOL_VERSION}; \
-                         update the firmware or yazses",
-                        self.name, info.protocol
+                        "the dongle on {} ({} firmware {}) speaks wire protocol version {}, \
+                         this yazses speaks version {PROTOCOL_VERSION}; {update}",
+                        self.name, info.board, info.fw_version, info.protocol
                     )));
                 }
                 return Ok(info);
@@ -220,15 +256,25 @@ fn own(message: DeviceMessage<'_>, port: &str) -> Event {
             fw_version: fw_version.to_owned(),
             sample_rate,
         }),
-        DeviceMessage::Audio { seq, samples } => {
+        DeviceMessage::Audio {
+            capture,
+            seq,
+            samples,
+        } => {
             let mut frame = [0i16; FRAME_SAMPLES];
             for (dst, s) in frame.iter_mut().zip(samples.samples()) {
                 *dst = s;
             }
-            Event::Audio { seq, frame }
+            Event::Audio {
+                capture,
+                seq,
+                frame,
+            }
         }
-        DeviceMessage::EndOfSpeech { reason, .. } => Event::End(reason),
-        DeviceMessage::Button { pressed } => Event::Button(pressed),
+        DeviceMessage::EndOfSpeech {
+            capture, reason, ..
+        } => Event::End { capture, reason },
+        DeviceMessage::Button { pressed, capture } => Event::Button { pressed, capture },
         _ => Event::Other,
     }
 }
@@ -242,8 +288,10 @@ pub fn probe(port: &str) -> Result<DongleInfo, SourceError> {
 pub struct SerialSource {
     link: Link,
     info: DongleInfo,
+    capture: u32,
     queue: VecDeque<Frame>,
     seq: SeqTracker,
+    stale: u32,
     ended: Option<EndReason>,
 }
 
@@ -251,6 +299,7 @@ impl std::fmt::Debug for SerialSource {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SerialSource")
             .field("info", &self.info)
+            .field("capture", &self.capture)
             .field("ended", &self.ended)
             .finish_non_exhaustive()
     }
@@ -260,19 +309,28 @@ impl SerialSource {
     /// Opens `port` (or the first dongle found by USB id when `port` is empty), checks the
     /// dongle, sends it the policy and starts a capture.
     pub fn open(port: &str, endpoint: &EndpointConfig) -> Result<SerialSource, SourceError> {
-        let (mut link, info) = Link::configured(port, endpoint)?;
-        link.send(&HostMessage::Start)?;
-        tracing::info!(port = %link.name, board = %info.board, fw = %info.fw_version, "dongle capture started");
-        Ok(SerialSource::started(link, info))
+        let (link, info) = Link::configured(port, endpoint)?;
+        let source = SerialSource::start(link, info)?;
+        tracing::info!(port = %source.link.name, board = %source.info.board, fw = %source.info.fw_version, capture = source.capture, "dongle capture started");
+        Ok(source)
     }
 
-    /// A source over a capture the dongle has already started.
-    fn started(link: Link, info: DongleInfo) -> SerialSource {
+    /// Starts a new capture on the dongle.
+    fn start(mut link: Link, info: DongleInfo) -> Result<SerialSource, SourceError> {
+        let capture = new_capture_id();
+        link.send(&HostMessage::Start { capture })?;
+        Ok(SerialSource::started(link, info, capture))
+    }
+
+    /// A source over capture `capture`, which the dongle has already started.
+    fn started(link: Link, info: DongleInfo, capture: u32) -> SerialSource {
         SerialSource {
             link,
             info,
+            capture,
             queue: VecDeque::new(),
             seq: SeqTracker::new(),
+            stale: 0,
             ended: None,
         }
     }
@@ -294,7 +352,10 @@ impl FrameSource for SerialSource {
             }
             let deadline = StdInstant::now() + SILENCE_LIMIT;
             match self.link.next_event(deadline)? {
-                Some(Event::Audio { seq, frame }) => {
+                Some(Event::Audio { capture, .. }) if capture != self.capture => {
+                    self.stale = self.stale.saturating_add(1);
+                }
+                Some(Event::Audio { seq, frame, .. }) => {
                     let lost = self.seq.see(seq);
                     // Keep the timeline: lost frames become silence.
                     for _ in 0..lost.min(100) {
@@ -302,7 +363,9 @@ impl FrameSource for SerialSource {
                     }
                     self.queue.push_back(frame);
                 }
-                Some(Event::End(reason)) => self.ended = Some(reason),
+                Some(Event::End { capture, reason }) if capture == self.capture => {
+                    self.ended = Some(reason);
+                }
                 Some(_) => {}
                 None if self.link.last_heard.elapsed() >= SILENCE_LIMIT => {
                     return Err(SourceError::Gone(format!(
@@ -333,7 +396,7 @@ impl FrameSource for SerialSource {
         self.ended.map(|reason| match reason {
             EndReason::EndOfSpeech | EndReason::Released => StopReason::EndOfSpeech,
             EndReason::NoSpeech => StopReason::NoSpeech,
-            EndReason::Timeout | EndReason::Stopped => StopReason::Timeout,
+            EndReason::Timeout | EndReason::Stopped | EndReason::Suspended => StopReason::Timeout,
             EndReason::Cap => StopReason::Cap,
         })
     }
@@ -342,6 +405,7 @@ impl FrameSource for SerialSource {
         LinkStats {
             corrupt_frames: self.link.reader.stats().dropped,
             lost_frames: self.seq.lost(),
+            stale_frames: self.stale,
         }
     }
 }
@@ -377,58 +441,64 @@ impl ButtonWatch {
         &self.info
     }
 
-    /// Waits until `deadline` for a press: `Ok(true)` when the button went down. A dongle
-    /// that goes quiet is not an error here (it sends a heartbeat a second when idle);
-    /// a closed port is.
-    pub fn wait_press(&mut self, deadline: StdInstant) -> Result<bool, SourceError> {
+    /// Waits until `deadline` for a press that starts a capture: `Ok(Some(id))`, that
+    /// capture's id, when the button went down. A dongle that goes quiet is not an error
+    /// here (it sends a heartbeat a second when idle); a closed port is.
+    pub fn wait_press(&mut self, deadline: StdInstant) -> Result<Option<u32>, SourceError> {
         while let Some(event) = self.link.next_event(deadline)? {
-            if let Event::Button(true) = event {
-                return Ok(true);
+            if let Event::Button {
+                pressed: true,
+                capture: Some(capture),
+            } = event
+            {
+                return Ok(Some(capture));
             }
         }
-        Ok(false)
+        Ok(None)
     }
 
-    /// After a press: a hold when the button stays down for `tap` (the capture the press
-    /// started goes on, and its first frames are kept), a tap when it comes up sooner.
-    /// After a tap the dongle is sent `tap_endpoint` and a new capture is started, which
-    /// its own end of speech ends.
+    /// After a press that started capture `capture`: a hold when the button stays down
+    /// for `tap` (that capture goes on, and its first frames are kept), a tap when it
+    /// comes up sooner. After a tap the dongle is sent `tap_endpoint` and a new capture is
+    /// started, which its own end of speech ends; what is left of the press's capture on
+    /// the wire is dropped by its id.
     pub fn hold_or_tap(
         mut self,
+        capture: u32,
         tap: StdDuration,
         tap_endpoint: &EndpointConfig,
     ) -> Result<(Press, SerialSource), SourceError> {
         let deadline = StdInstant::now() + tap;
         let mut early = VecDeque::new();
         let mut seq = SeqTracker::new();
+        let (mut stale, mut ended) = (0, None);
         while let Some(event) = self.link.next_event(deadline)? {
             match event {
-                Event::Audio { seq: n, frame } => {
+                Event::Audio {
+                    capture: c,
+                    seq: n,
+                    frame,
+                } if c == capture => {
                     for _ in 0..seq.see(n).min(100) {
                         early.push_back([0; FRAME_SAMPLES]);
                     }
                     early.push_back(frame);
                 }
-                Event::Button(false) => {
-                    // The release ends the press's capture; its end comes next, and must
-                    // not be read as the end of the tap's capture.
-                    let end_by = StdInstant::now() + SILENCE_LIMIT;
-                    while let Some(event) = self.link.next_event(end_by)? {
-                        if let Event::End(_) = event {
-                            break;
-                        }
-                    }
-                    let (mut link, info) = (self.link, self.info);
-                    link.send(&configure(tap_endpoint))?;
-                    link.send(&HostMessage::Start)?;
-                    return Ok((Press::Tap, SerialSource::started(link, info)));
+                Event::Audio { .. } => stale += 1,
+                Event::End { capture: c, reason } if c == capture => ended = Some(reason),
+                Event::Button { pressed: false, .. } => {
+                    // The release ended the press's capture on the dongle.
+                    self.link.send(&configure(tap_endpoint))?;
+                    return Ok((Press::Tap, SerialSource::start(self.link, self.info)?));
                 }
                 _ => {}
             }
         }
-        let mut source = SerialSource::started(self.link, self.info);
+        let mut source = SerialSource::started(self.link, self.info, capture);
         source.queue = early;
         source.seq = seq;
+        source.stale = stale;
+        source.ended = ended;
         Ok((Press::Hold, source))
     }
 }
@@ -456,7 +526,9 @@ impl Drop for SerialSource {
     fn drop(&mut self) {
         if self.ended.is_none() {
             // Best effort: the dongle may already be gone.
-            let _ = self.link.send(&HostMessage::Stop);
+            let _ = self.link.send(&HostMessage::Stop {
+                capture: self.capture,
+            });
         }
     }
 }

@@ -49,6 +49,9 @@ pub struct LinkStats {
     pub corrupt_frames: u32,
     /// Audio frames that never arrived (a gap in the sequence numbers), filled with silence.
     pub lost_frames: u32,
+    /// Audio frames of an earlier capture (still in flight when this one started),
+    /// dropped so they do not become the start of this one.
+    pub stale_frames: u32,
 }
 
 /// Why a source could not be opened or stopped delivering. The kinds let a caller tell

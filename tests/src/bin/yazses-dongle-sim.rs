@@ -16,11 +16,19 @@
 //! `--garbage-after-ms N` sends only random bytes from N ms into a capture (a dongle gone
 //! mad, or the wrong device on the port).
 //!
+//! `--latency-ms N` delivers every message N ms after the dongle made it (the firmware's
+//! outgoing buffer and the USB bus hold up to ~120 ms of audio): a capture the host
+//! cancels still has audio on its way when the next one starts. `--captures N` serves N
+//! captures before it exits (default 1); each capture the host starts plays the recording
+//! from its beginning. `--protocol N` announces wire protocol version N in `Hello`
+//! (an old or a newer dongle).
+//!
 //! `--press-ms N` and `--release-ms M` press and release the push-to-talk button at those
 //! times: the recording then plays as the room's sound from the simulator's start, and
 //! the dongle hears it only while the button is down (as a real one, whose microphone is
 //! off until the press). That clock starts once the host has configured the dongle.
 
+use std::collections::VecDeque;
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Write};
 use std::path::PathBuf;
@@ -42,6 +50,9 @@ struct Args {
     garbage_after_ms: Option<u64>,
     press_ms: Option<u64>,
     release_ms: Option<u64>,
+    latency_ms: u64,
+    captures: u64,
+    protocol: u16,
     seed: u64,
 }
 
@@ -57,6 +68,9 @@ fn parse_args() -> Result<Args, String> {
         garbage_after_ms: None,
         press_ms: None,
         release_ms: None,
+        latency_ms: 0,
+        captures: 1,
+        protocol: wire::PROTOCOL_VERSION,
         seed: 1,
     };
     let mut it = std::env::args().skip(1);
@@ -75,6 +89,9 @@ fn parse_args() -> Result<Args, String> {
             "--seed" => args.seed = number(value()?)? as u64,
             "--press-ms" => args.press_ms = Some(number(value()?)? as u64),
             "--release-ms" => args.release_ms = Some(number(value()?)? as u64),
+            "--latency-ms" => args.latency_ms = number(value()?)? as u64,
+            "--captures" => args.captures = number(value()?)? as u64,
+            "--protocol" => args.protocol = number(value()?)? as u16,
             _ => return Err(format!("unknown argument {flag}")),
         }
     }
@@ -84,7 +101,7 @@ fn parse_args() -> Result<Args, String> {
     if args.port.as_os_str().is_empty() || args.wav.as_os_str().is_empty() {
         return Err("usage: yazses-dongle-sim --port PTY --wav FILE [--speed X] [--drop P] \
                     [--corrupt P] [--stall-ms N] [--disconnect-after-ms N] [--garbage-after-ms N] [--seed N] \
-                    [--press-ms N [--release-ms M]]"
+                    [--press-ms N [--release-ms M]] [--latency-ms N] [--captures N] [--protocol N]"
             .into());
     }
     Ok(args)
@@ -94,6 +111,9 @@ use yazses_tests::rng::Rng;
 
 struct Output {
     port: File,
+    /// Encoded messages and when they may go out (`--latency-ms`).
+    in_flight: VecDeque<(Instant, Vec<u8>)>,
+    latency: Duration,
     rng: Rng,
     drop: f64,
     corrupt: f64,
@@ -131,7 +151,23 @@ impl Output {
             self.corrupted += 1;
         }
         self.sent += 1;
-        self.port.write_all(&frame[..n])
+        if self.latency.is_zero() {
+            return self.port.write_all(&frame[..n]);
+        }
+        self.in_flight
+            .push_back((Instant::now() + self.latency, frame[..n].to_vec()));
+        self.deliver()
+    }
+
+    /// Writes what has been in flight long enough.
+    fn deliver(&mut self) -> std::io::Result<()> {
+        while let Some((due, _)) = self.in_flight.front()
+            && *due <= Instant::now()
+        {
+            let (_, bytes) = self.in_flight.pop_front().expect("just seen");
+            self.port.write_all(&bytes)?;
+        }
+        Ok(())
     }
 }
 
@@ -181,6 +217,8 @@ fn run(args: &Args) -> Result<(), String> {
 
     let mut out = Output {
         port,
+        in_flight: VecDeque::new(),
+        latency: Duration::from_millis(args.latency_ms),
         rng: Rng(args.seed.max(1)),
         drop: args.drop,
         corrupt: args.corrupt,
@@ -193,13 +231,33 @@ fn run(args: &Args) -> Result<(), String> {
         board: "host-simulator",
         fw_version: env!("CARGO_PKG_VERSION"),
     });
-    let mut pending: Vec<DeviceMessage<'static>> = vec![dongle.hello()];
+    let hello = |dongle: &Dongle| match dongle.hello() {
+        DeviceMessage::Hello {
+            board,
+            fw_version,
+            sample_rate,
+            ..
+        } => DeviceMessage::Hello {
+            protocol: args.protocol,
+            board,
+            fw_version,
+            sample_rate,
+        },
+        other => other,
+    };
+    let mut pending: Vec<DeviceMessage<'static>> = vec![hello(&dongle)];
     let tick = Duration::from_secs_f64(0.010 / args.speed.max(0.01));
     let started = Instant::now();
     let mut next_tick = started;
     let mut frame_at = 0usize;
     let mut capture_frames = 0u64;
-    let mut captured_once = false;
+    let captures_ended = std::cell::Cell::new(0u64);
+    // A capture ended when the one running before a step is not the one running after it.
+    let count_end = |was: Option<u32>, dongle: &Dongle| {
+        if was.is_some() && dongle.capture_id() != was {
+            captures_ended.set(captures_ended.get() + 1);
+        }
+    };
     let mut last_heartbeat = started;
     let mut last_stall = started;
     // With the button in play, the recording is the room's sound on the simulator's own
@@ -218,7 +276,9 @@ fn run(args: &Args) -> Result<(), String> {
                 dongle.on_button(true, |d| out.emit(d));
             }
             if args.release_ms == Some(now_ms) {
+                let was = dongle.capture_id();
                 dongle.on_button(false, |d| out.emit(d));
+                count_end(was, &dongle);
             }
         }
         if configured {
@@ -230,17 +290,27 @@ fn run(args: &Args) -> Result<(), String> {
         // The host's messages, then one frame of "microphone".
         while let Ok(m) = rx.try_recv() {
             configured |= matches!(m, HostMessage::Configure { .. });
-            dongle.on_host(m, |d| out.emit(d));
+            let was = dongle.capture_id();
+            if let HostMessage::Hello { .. } = m {
+                out.emit(hello(&dongle));
+            } else {
+                dongle.on_host(m, |d| out.emit(d));
+            }
+            count_end(was, &dongle);
+            if !room && dongle.capture_id().is_some_and(|id| Some(id) != was) {
+                frame_at = 0;
+            }
         }
         if dongle.is_capturing() {
-            captured_once = true;
             let mut frame = [0i16; FRAME_SAMPLES];
             for (i, s) in frame.iter_mut().enumerate() {
                 *s = audio.samples.get(frame_at + i).copied().unwrap_or(0);
             }
             frame_at += FRAME_SAMPLES;
             capture_frames += 1;
+            let was = dongle.capture_id();
             dongle.on_frame(&frame, |d| out.emit(d));
+            count_end(was, &dongle);
             if args
                 .garbage_after_ms
                 .is_some_and(|ms| capture_frames * 10 >= ms)
@@ -264,19 +334,23 @@ fn run(args: &Args) -> Result<(), String> {
         } else if room && frame_at < audio.samples.len() + 16_000 {
             // The recording (and a second after it) is still playing: the host may start
             // another capture (a tap's), as it would in a room.
-        } else if captured_once {
+        } else if captures_ended.get() >= args.captures {
             eprintln!(
                 "yazses-dongle-sim: capture over; {} frames sent, {} dropped, {} corrupted",
                 out.sent, out.dropped, out.corrupted
             );
             // Let the last frames drain through the pty before the port closes.
-            std::thread::sleep(Duration::from_millis(500));
+            std::thread::sleep(Duration::from_millis(500) + out.latency);
+            out.deliver().map_err(|e| e.to_string())?;
             return Ok(());
         } else if last_heartbeat.elapsed() >= Duration::from_secs(1) {
             last_heartbeat = Instant::now();
             let uptime_ms = started.elapsed().as_millis() as u32;
             out.send(&DeviceMessage::Heartbeat { uptime_ms })
                 .map_err(|e| e.to_string())?;
+        }
+        if let Err(e) = out.deliver() {
+            out.error.get_or_insert(e);
         }
         if let Some(e) = out.error.take() {
             return Err(e.to_string());
