@@ -128,6 +128,11 @@ impl Device {
         }
     }
 
+    /// The running capture's id.
+    pub fn capture_id(&self) -> Option<u32> {
+        self.dongle.capture_id()
+    }
+
     /// The `Hello` this dongle sends.
     pub fn hello(&self) -> DeviceMessage<'static> {
         self.dongle.hello()

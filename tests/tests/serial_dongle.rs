@@ -329,3 +329,34 @@ fn a_dongle_of_another_protocol_version_is_refused_naming_both_versions() {
         let _ = sim.wait();
     }
 }
+
+/// Issue 15, item 3: the host suspends the bus mid-capture (it went to sleep) and resumes
+/// it. The capture is reported cut short, not passed off as an answer, and the same
+/// dongle, without a replug, serves the next capture normally.
+#[test]
+fn a_suspend_mid_capture_cuts_it_short_and_after_the_resume_the_dongle_works_on() {
+    let pty = PtyPair::new("suspend");
+    let mut sim = pty.simulate(
+        simulator(),
+        &fixture("utt00_clean.wav"),
+        &[
+            "--suspend-after-ms",
+            "1000",
+            "--resume-after-ms",
+            "1200",
+            "--captures",
+            "2",
+        ],
+    );
+    let cut = pty.listen(&["--no-transcribe"]);
+    assert!(!cut.status.success());
+    let err = String::from_utf8_lossy(&cut.stderr);
+    assert!(
+        err.contains("cut short") && err.contains("suspended the USB bus"),
+        "{err}"
+    );
+    let v = json(&pty.listen(&["--no-transcribe"]));
+    assert_eq!(v["ended_by_source"], true, "{v}");
+    assert_eq!(v["link"]["stale_frames"], 0, "{v}");
+    assert!(sim.wait().unwrap().success());
+}

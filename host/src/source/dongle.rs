@@ -347,6 +347,14 @@ impl FrameSource for SerialSource {
             if let Some(frame) = self.queue.pop_front() {
                 return Ok(Some(frame));
             }
+            if self.ended == Some(EndReason::Suspended) {
+                // What was said before the computer slept is half an answer at best.
+                return Err(SourceError::Gone(format!(
+                    "the capture on the dongle on {} was cut short: the computer suspended \
+                     the USB bus (it went to sleep); ask again",
+                    self.link.name
+                )));
+            }
             if self.ended.is_some() {
                 return Ok(None);
             }

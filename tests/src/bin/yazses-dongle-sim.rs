@@ -1,5 +1,5 @@
-//! A yazses dongle on the host: the firmware's capture-and-signal logic
-//! ([`yazses_core::dongle::Dongle`]) fed from a recording instead of a microphone, writing
+//! A yazses dongle on the host: the firmware's whole state machine
+//! ([`yazses_boards::device::Device`]) fed from a recording instead of a microphone, writing
 //! the wire protocol into a serial port (one end of a `socat` pty pair in the tests),
 //! with faults injected on the way.
 //!
@@ -21,7 +21,9 @@
 //! cancels still has audio on its way when the next one starts. `--captures N` serves N
 //! captures before it exits (default 1); each capture the host starts plays the recording
 //! from its beginning. `--protocol N` announces wire protocol version N in `Hello`
-//! (an old or a newer dongle).
+//! (an old or a newer dongle). `--suspend-after-ms N` suspends the USB bus N ms into the
+//! first capture (the host went to sleep: nothing goes out until the resume) and
+//! `--resume-after-ms M` resumes it M ms later.
 //!
 //! `--press-ms N` and `--release-ms M` press and release the push-to-talk button at those
 //! times: the recording then plays as the room's sound from the simulator's start, and
@@ -35,7 +37,8 @@ use std::path::PathBuf;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use yazses_core::dongle::{Dongle, Identity};
+use yazses_boards::device::{Device, Event};
+use yazses_core::dongle::Identity;
 use yazses_core::frame::FRAME_SAMPLES;
 use yazses_core::wire::{self, DeviceMessage, FrameReader, HostMessage, MAX_FRAME};
 
@@ -52,6 +55,8 @@ struct Args {
     release_ms: Option<u64>,
     latency_ms: u64,
     captures: u64,
+    suspend_after_ms: Option<u64>,
+    resume_after_ms: u64,
     protocol: u16,
     seed: u64,
 }
@@ -70,6 +75,8 @@ fn parse_args() -> Result<Args, String> {
         release_ms: None,
         latency_ms: 0,
         captures: 1,
+        suspend_after_ms: None,
+        resume_after_ms: 1000,
         protocol: wire::PROTOCOL_VERSION,
         seed: 1,
     };
@@ -92,6 +99,8 @@ fn parse_args() -> Result<Args, String> {
             "--latency-ms" => args.latency_ms = number(value()?)? as u64,
             "--captures" => args.captures = number(value()?)? as u64,
             "--protocol" => args.protocol = number(value()?)? as u16,
+            "--suspend-after-ms" => args.suspend_after_ms = Some(number(value()?)? as u64),
+            "--resume-after-ms" => args.resume_after_ms = number(value()?)? as u64,
             _ => return Err(format!("unknown argument {flag}")),
         }
     }
@@ -101,7 +110,8 @@ fn parse_args() -> Result<Args, String> {
     if args.port.as_os_str().is_empty() || args.wav.as_os_str().is_empty() {
         return Err("usage: yazses-dongle-sim --port PTY --wav FILE [--speed X] [--drop P] \
                     [--corrupt P] [--stall-ms N] [--disconnect-after-ms N] [--garbage-after-ms N] [--seed N] \
-                    [--press-ms N [--release-ms M]] [--latency-ms N] [--captures N] [--protocol N]"
+                    [--press-ms N [--release-ms M]] [--latency-ms N] [--captures N] [--protocol N] \
+                    [--suspend-after-ms N [--resume-after-ms M]]"
             .into());
     }
     Ok(args)
@@ -114,6 +124,8 @@ struct Output {
     /// Encoded messages and when they may go out (`--latency-ms`).
     in_flight: VecDeque<(Instant, Vec<u8>)>,
     latency: Duration,
+    /// The bus is suspended: messages wait for the resume.
+    suspended: bool,
     rng: Rng,
     drop: f64,
     corrupt: f64,
@@ -151,7 +163,7 @@ impl Output {
             self.corrupted += 1;
         }
         self.sent += 1;
-        if self.latency.is_zero() {
+        if self.latency.is_zero() && !self.suspended {
             return self.port.write_all(&frame[..n]);
         }
         self.in_flight
@@ -161,7 +173,8 @@ impl Output {
 
     /// Writes what has been in flight long enough.
     fn deliver(&mut self) -> std::io::Result<()> {
-        while let Some((due, _)) = self.in_flight.front()
+        while !self.suspended
+            && let Some((due, _)) = self.in_flight.front()
             && *due <= Instant::now()
         {
             let (_, bytes) = self.in_flight.pop_front().expect("just seen");
@@ -219,6 +232,7 @@ fn run(args: &Args) -> Result<(), String> {
         port,
         in_flight: VecDeque::new(),
         latency: Duration::from_millis(args.latency_ms),
+        suspended: false,
         rng: Rng(args.seed.max(1)),
         drop: args.drop,
         corrupt: args.corrupt,
@@ -227,11 +241,13 @@ fn run(args: &Args) -> Result<(), String> {
         corrupted: 0,
         error: None,
     };
-    let mut dongle = Dongle::new(Identity {
+    let mut dongle = Device::new(Identity {
         board: "host-simulator",
         fw_version: env!("CARGO_PKG_VERSION"),
     });
-    let hello = |dongle: &Dongle| match dongle.hello() {
+    // The host has the port open from the start (a pty has no DTR to watch).
+    dongle.on(Event::Host(true), |_| {});
+    let hello = |dongle: &Device| match dongle.hello() {
         DeviceMessage::Hello {
             board,
             fw_version,
@@ -253,7 +269,7 @@ fn run(args: &Args) -> Result<(), String> {
     let mut capture_frames = 0u64;
     let captures_ended = std::cell::Cell::new(0u64);
     // A capture ended when the one running before a step is not the one running after it.
-    let count_end = |was: Option<u32>, dongle: &Dongle| {
+    let count_end = |was: Option<u32>, dongle: &Device| {
         if was.is_some() && dongle.capture_id() != was {
             captures_ended.set(captures_ended.get() + 1);
         }
@@ -267,17 +283,18 @@ fn run(args: &Args) -> Result<(), String> {
     let room = args.press_ms.is_some();
     let mut configured = !room;
     let mut ticks = 0u64;
+    let mut suspended_at: Option<u64> = None;
     loop {
         if room && configured {
             let now_ms = ticks * 10;
             // The room's sound goes on whether or not the dongle listens.
             frame_at = (now_ms * 16) as usize;
             if args.press_ms == Some(now_ms) {
-                dongle.on_button(true, |d| out.emit(d));
+                dongle.on(Event::Button(true), |d| out.emit(d));
             }
             if args.release_ms == Some(now_ms) {
                 let was = dongle.capture_id();
-                dongle.on_button(false, |d| out.emit(d));
+                dongle.on(Event::Button(false), |d| out.emit(d));
                 count_end(was, &dongle);
             }
         }
@@ -294,14 +311,22 @@ fn run(args: &Args) -> Result<(), String> {
             if let HostMessage::Hello { .. } = m {
                 out.emit(hello(&dongle));
             } else {
-                dongle.on_host(m, |d| out.emit(d));
+                dongle.on(Event::Command(m), |d| out.emit(d));
             }
             count_end(was, &dongle);
             if !room && dongle.capture_id().is_some_and(|id| Some(id) != was) {
                 frame_at = 0;
             }
         }
-        if dongle.is_capturing() {
+        if let Some(at) = suspended_at
+            && (ticks - at) * 10 >= args.resume_after_ms
+        {
+            eprintln!("yazses-dongle-sim: the bus resumed");
+            suspended_at = None;
+            dongle.on(Event::Resume, |d| out.emit(d));
+            out.suspended = false;
+        }
+        if dongle.outputs().mic {
             let mut frame = [0i16; FRAME_SAMPLES];
             for (i, s) in frame.iter_mut().enumerate() {
                 *s = audio.samples.get(frame_at + i).copied().unwrap_or(0);
@@ -309,7 +334,19 @@ fn run(args: &Args) -> Result<(), String> {
             frame_at += FRAME_SAMPLES;
             capture_frames += 1;
             let was = dongle.capture_id();
-            dongle.on_frame(&frame, |d| out.emit(d));
+            dongle.on(Event::Frame(&frame), |d| out.emit(d));
+            if args
+                .suspend_after_ms
+                .is_some_and(|ms| capture_frames * 10 == ms)
+            {
+                eprintln!(
+                    "yazses-dongle-sim: the bus suspended {} ms into the capture",
+                    capture_frames * 10
+                );
+                dongle.on(Event::Suspend, |d| out.emit(d));
+                out.suspended = true;
+                suspended_at = Some(ticks);
+            }
             count_end(was, &dongle);
             if args
                 .garbage_after_ms
@@ -334,6 +371,8 @@ fn run(args: &Args) -> Result<(), String> {
         } else if room && frame_at < audio.samples.len() + 16_000 {
             // The recording (and a second after it) is still playing: the host may start
             // another capture (a tap's), as it would in a room.
+        } else if suspended_at.is_some() {
+            // Asleep: nothing happens until the resume.
         } else if captures_ended.get() >= args.captures {
             eprintln!(
                 "yazses-dongle-sim: capture over; {} frames sent, {} dropped, {} corrupted",
@@ -343,7 +382,7 @@ fn run(args: &Args) -> Result<(), String> {
             std::thread::sleep(Duration::from_millis(500) + out.latency);
             out.deliver().map_err(|e| e.to_string())?;
             return Ok(());
-        } else if last_heartbeat.elapsed() >= Duration::from_secs(1) {
+        } else if dongle.outputs().heartbeat && last_heartbeat.elapsed() >= Duration::from_secs(1) {
             last_heartbeat = Instant::now();
             let uptime_ms = started.elapsed().as_millis() as u32;
             out.send(&DeviceMessage::Heartbeat { uptime_ms })
