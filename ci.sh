@@ -22,7 +22,12 @@
 #                      host; yazses-core on emulated Cortex-M4 (QEMU mps2-an386) and Cortex-M0
 #                      (QEMU microbit): every per-frame decision equal to the host's golden
 #                      trace, and the cost per frame; both dongle images built, with their
-#                      flash and static RAM sizes (and .boot2 at 0x10000000 on the RP2040)
+#                      flash and static RAM sizes (and .boot2 at 0x10000000 on the RP2040),
+#                      each from its own directory, as UF2 files in dist/ checked against the ELFs
+#   ./ci.sh release    the portable x86-64 Linux release (dist/yazses-x86_64-linux.tar.gz): an
+#                      x86-64-v2 build and an x86-64-v3 build of whisper.cpp, checked under
+#                      qemu-x86_64 as a Nehalem (no AVX) and a Haswell (AVX2) against the local
+#                      build's transcript (needs `./ci.sh model` first); docs/release.md
 #   ./ci.sh fixtures   regenerate fixtures/vad and fixtures/speech and compare with the committed files
 #   ./ci.sh fuzz [S]   the mutation fuzzer (tests/src/bin/yazses-fuzz.rs) on the audio decoders and
 #                      the MCP line reader, S seconds each (default 60), from the seed corpus in
@@ -262,6 +267,65 @@ firmware)
     cargo build --locked --release --target thumbv7em-none-eabihf -p yazses-fw-xiao-nrf52840-sense --features defmt
   )
   ;;
+release)
+  assets
+  # GGML_* reach whisper.cpp's CMake through whisper-rs-sys; each level has its own target
+  # directory, because whisper-rs-sys does not rebuild when they change.
+  ggml_off="GGML_NATIVE=OFF GGML_AVX512=OFF GGML_AVX_VNNI=OFF GGML_AMX_TILE=OFF GGML_AMX_INT8=OFF GGML_AMX_BF16=OFF"
+  v2="$ggml_off GGML_SSE42=ON GGML_AVX=OFF GGML_AVX2=OFF GGML_BMI2=OFF GGML_FMA=OFF GGML_F16C=OFF"
+  v3="$ggml_off GGML_SSE42=ON GGML_AVX=ON GGML_AVX2=ON GGML_BMI2=ON GGML_FMA=ON GGML_F16C=ON"
+  for level in x86-64-v2 x86-64-v3; do
+    flags=$v2; [ "$level" = x86-64-v3 ] && flags=$v3
+    # shellcheck disable=SC2086
+    env $flags YAZSES_BUILD_CPU_LEVEL=$level \
+      cargo build --release --locked -p yazses --target-dir "target/$level"
+  done
+  out=dist/yazses-x86_64-linux
+  rm -rf "$out" && mkdir -p "$out"
+  cp target/x86-64-v2/release/yazses "$out/yazses"
+  cp target/x86-64-v3/release/yazses "$out/yazses-x86-64-v3"
+  cp README.md "$out/"
+  tar -C dist -czf dist/yazses-x86_64-linux.tar.gz yazses-x86_64-linux
+  cargo build --release --locked -p yazses
+  # Each build's own transcript, run natively: emulation must not change a word of it.
+  # Across builds, SIMD rounding may flip a case or a comma (whisper's first token), so
+  # there the words are compared.
+  native=$(target/release/yazses transcribe "$JFK")
+  want_v2=$(YAZSES_CPU_LEVEL=x86-64-v2 "$out/yazses" transcribe "$JFK")
+  want_v3=$("$out/yazses-x86-64-v3" transcribe "$JFK")
+  words() { tr '[:upper:]' '[:lower:]' <<<"$1" | tr -cd 'a-z \n' | tr -s ' '; }
+  echo "-- the local (native) build heard: $native"
+  echo "-- the x86-64-v2 build heard:      $want_v2"
+  echo "-- the x86-64-v3 build heard:      $want_v3"
+  for t in "$want_v2" "$want_v3"; do
+    [ "$(words "$t")" = "$(words "$native")" ] || { echo "a release build heard other words than the local build" >&2; exit 1; }
+  done
+  check() { # CPU, binary, the build expected to run, its transcript when run natively
+    local log got
+    log=$(mktemp)
+    got=$(YAZSES_LOG=yazses=debug qemu-x86_64 -cpu "$1" "$2" transcribe "$JFK" 2>"$log") || {
+      cat "$log" >&2
+      echo "the release build failed on a $1 CPU" >&2
+      exit 1
+    }
+    grep -q "cpu=\"$3\"" "$log" || { cat "$log" >&2; echo "on a $1 CPU, $2 did not run the $3 build" >&2; exit 1; }
+    [ "$got" = "$4" ] || { echo "on a $1 CPU the $3 build heard: $got" >&2; exit 1; }
+    echo "-- $1 CPU (qemu-x86_64): $2 ran its $3 build, with the same transcript as natively"
+  }
+  check Nehalem "$out/yazses" x86-64-v2 "$want_v2"
+  check Haswell "$out/yazses" x86-64-v3 "$want_v3"
+  # The v3 build on an old CPU refuses in words instead of dying on an illegal instruction.
+  if err=$(qemu-x86_64 -cpu Nehalem "$out/yazses-x86-64-v3" transcribe "$JFK" 2>&1); then
+    echo "the x86-64-v3 build ran on a Nehalem" >&2
+    exit 1
+  fi
+  echo "$err" | grep -q "run the \`yazses\` beside it" || { echo "$err" >&2; exit 1; }
+  echo "-- the x86-64-v3 build on a Nehalem refuses: $err"
+  # What the portable build prevents: the local build on an old CPU (reported, not required).
+  status=0
+  qemu-x86_64 -cpu Nehalem target/release/yazses transcribe "$JFK" >/dev/null 2>&1 || status=$?
+  echo "-- for comparison, the local (native) build on a Nehalem exits with status $status (132: SIGILL)"
+  ;;
 fuzz)
   cargo build --locked -p yazses-tests --bin yazses-fuzz
   for target in audio jsonrpc; do
@@ -290,7 +354,7 @@ fixtures)
   rm -rf "$out"
   ;;
 *)
-  echo "usage: ./ci.sh test|assets|model|bundle|inspector|conformance|nostd|firmware|fixtures" >&2
+  echo "usage: ./ci.sh test|assets|model|bundle|inspector|conformance|nostd|firmware|fixtures|fuzz|release" >&2
   exit 2
   ;;
 esac

@@ -32,6 +32,7 @@ pub mod capture;
 pub mod cli;
 pub mod config;
 pub mod coord;
+pub mod cpu;
 pub mod dictate;
 pub mod logging;
 pub mod mcp;

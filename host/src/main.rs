@@ -6,6 +6,11 @@ use clap::Parser;
 
 fn main() -> ExitCode {
     yazses::logging::init();
+    yazses::cpu::hand_over_to_a_faster_build();
+    tracing::debug!(
+        cpu = yazses::cpu::BUILT_FOR,
+        "this yazses' whisper.cpp is built for"
+    );
     let cli = yazses::cli::Cli::parse();
     match yazses::cli::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
