@@ -313,7 +313,14 @@ mod tests {
     fn cancelling_stops_the_command_at_once() {
         let cancel = AtomicBool::new(true);
         let started = Instant::now();
-        let err = say_for(&["sleep", "300"], Duration::from_secs(60), &cancel).unwrap_err();
+        // The text comes last: `sh -c` takes it as $1, where a bare `sleep 300 hello` would
+        // fail at once on its argument (and race the cancel).
+        let err = say_for(
+            &["sh", "-c", "sleep 300", "speak"],
+            Duration::from_secs(60),
+            &cancel,
+        )
+        .unwrap_err();
         assert!(matches!(err, SpeakError::Cancelled), "{err}");
         assert!(started.elapsed() < Duration::from_secs(2));
     }

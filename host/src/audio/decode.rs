@@ -278,5 +278,6 @@ fn from_sink(e: SinkError) -> DecodeError {
     match e {
         SinkError::TooLong => DecodeError::TooLong,
         SinkError::Resample { rate, reason } => DecodeError::Resample { rate, reason },
+        SinkError::Empty => DecodeError::Empty,
     }
 }

@@ -414,4 +414,21 @@ mod tests {
             assert!(matches!(err, AudioError::NotWav { .. }), "{err}");
         }
     }
+
+    /// Found by the fuzzer: a 44.1 kHz WAV cut after one frame, read with partial output
+    /// allowed, decoded to one frame, which is no 16 kHz sample at all; it came back as a
+    /// success without audio.
+    #[test]
+    fn audio_too_short_for_one_16khz_sample_is_refused_as_empty() {
+        let mut bytes = wav_bytes(spec(44_100, 2), &[32, 32, 974, -50, 7, 7]);
+        bytes.truncate(bytes.len() - 5);
+        for path in ["one-frame.wav", "one-frame.bin"] {
+            let limits = Limits {
+                accept_partial: true,
+                ..Limits::default()
+            };
+            let err = decode_bytes(bytes.clone(), Path::new(path), &limits).unwrap_err();
+            assert!(matches!(err, AudioError::Empty { .. }), "{path}: {err}");
+        }
+    }
 }

@@ -20,6 +20,8 @@ pub(crate) enum SinkError {
         /// Why.
         reason: String,
     },
+    /// Too little audio for one 16 kHz sample (or none at all).
+    Empty,
 }
 
 impl SinkError {
@@ -34,6 +36,9 @@ impl SinkError {
                 path: path.to_owned(),
                 rate,
                 reason,
+            },
+            SinkError::Empty => AudioError::Empty {
+                path: path.to_owned(),
             },
         }
     }
@@ -86,12 +91,16 @@ impl Sink {
         self.to16k.frames_in() == 0
     }
 
-    /// The whole audio at 16 kHz.
+    /// The whole audio at 16 kHz; refused when that is not one sample (a few frames at a
+    /// higher rate shrink to nothing), so no caller gets a success without audio.
     pub(crate) fn finish(mut self) -> Result<Vec<i16>, SinkError> {
         let rate = self.rate;
         self.to16k
             .finish(&mut self.out)
             .map_err(|reason| SinkError::Resample { rate, reason })?;
+        if self.out.is_empty() {
+            return Err(SinkError::Empty);
+        }
         Ok(self.out)
     }
 }
