@@ -67,7 +67,9 @@ assets() {
   fi
   if [ ! -f "$JFK" ]; then
     echo "fetching jfk.wav (npm nodejs-whisper 0.3.1)" >&2
-    curl -fsSL "$JFK_TGZ_URL" -o "$CACHE/nodejs-whisper.tgz"
+    # Python fetches it, as pip does the model: no download tool beyond what pip needs.
+    python3 -c 'import sys, urllib.request; urllib.request.urlretrieve(sys.argv[1], sys.argv[2])' \
+      "$JFK_TGZ_URL" "$CACHE/nodejs-whisper.tgz"
     tar -xzf "$CACHE/nodejs-whisper.tgz" -C "$CACHE" package/cpp/whisper.cpp/bindings/go/samples/jfk.wav
     mv "$CACHE/package/cpp/whisper.cpp/bindings/go/samples/jfk.wav" "$JFK.tmp"
     rm -rf "$CACHE/package" "$CACHE/nodejs-whisper.tgz"
