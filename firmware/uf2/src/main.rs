@@ -6,7 +6,7 @@ use std::process::Command;
 
 use anyhow::{Context, bail};
 use clap::{Parser, Subcommand};
-use yazses_uf2::{Board, board, check, elf_segments, fits, image, write};
+use yazses_uf2::{Board, Segment, board, check, elf_segments, fits, image, write};
 
 #[derive(Parser)]
 #[command(about = "Make, check and flash yazses dongle UF2 images")]
@@ -60,9 +60,9 @@ fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Cmd::Convert { board: b, elf, out } => {
             let board = board(&b)?;
-            let uf2 = convert(board, &elf)?;
+            let (uf2, segments) = convert(board, &elf)?;
             std::fs::write(&out, &uf2).with_context(|| format!("writing {}", out.display()))?;
-            let sum = check(&uf2, board, &elf_segments(&read(&elf)?)?)?;
+            let sum = check(&uf2, board, &segments)?;
             println!(
                 "{}: {} blocks, flash {:#010x}..{:#010x} ({} bytes of image)",
                 out.display(),
@@ -98,7 +98,8 @@ fn read(path: &Path) -> anyhow::Result<Vec<u8>> {
     std::fs::read(path).with_context(|| format!("reading {}", path.display()))
 }
 
-fn convert(board: &Board, elf: &Path) -> anyhow::Result<Vec<u8>> {
+/// The UF2 file for `elf`, and the ELF's segments it was made from.
+fn convert(board: &Board, elf: &Path) -> anyhow::Result<(Vec<u8>, Vec<Segment>)> {
     let segments =
         elf_segments(&read(elf)?).with_context(|| format!("reading {}", elf.display()))?;
     let image = image(&segments)?;
@@ -109,11 +110,11 @@ fn convert(board: &Board, elf: &Path) -> anyhow::Result<Vec<u8>> {
             board.name
         )
     })?;
-    write(&image, board.family)
+    Ok((write(&image, board.family)?, segments))
 }
 
 fn flash(board: &Board, elf: &Path) -> anyhow::Result<()> {
-    let uf2 = convert(board, elf)?;
+    let (uf2, _) = convert(board, elf)?;
     let file = elf.with_extension("uf2");
     std::fs::write(&file, &uf2).with_context(|| format!("writing {}", file.display()))?;
     if let Some(drive) = bootloader_drive(board) {
