@@ -284,10 +284,10 @@ pub fn probe(port: &str) -> Result<DongleInfo, SourceError> {
     Link::open(port)?.hello()
 }
 
-/// A capture from the dongle.
-pub struct SerialSource {
-    link: Link,
-    info: DongleInfo,
+/// What has arrived of one capture: its frames in order (lost ones as silence, to keep
+/// the timeline), its end, and how many frames of other captures were dropped.
+#[derive(Debug, Default)]
+struct Arrived {
     capture: u32,
     queue: VecDeque<Frame>,
     seq: SeqTracker,
@@ -295,12 +295,49 @@ pub struct SerialSource {
     ended: Option<EndReason>,
 }
 
+impl Arrived {
+    fn of(capture: u32) -> Arrived {
+        Arrived {
+            capture,
+            ..Arrived::default()
+        }
+    }
+
+    /// Takes the audio and the end of this capture, counts and drops other captures'
+    /// audio; gives back every other event.
+    fn take(&mut self, event: Event) -> Option<Event> {
+        match event {
+            Event::Audio { capture, .. } if capture != self.capture => {
+                self.stale = self.stale.saturating_add(1);
+            }
+            Event::Audio { seq, frame, .. } => {
+                for _ in 0..self.seq.see(seq).min(100) {
+                    self.queue.push_back([0; FRAME_SAMPLES]);
+                }
+                self.queue.push_back(frame);
+            }
+            Event::End { capture, reason } if capture == self.capture => {
+                self.ended = Some(reason);
+            }
+            other => return Some(other),
+        }
+        None
+    }
+}
+
+/// A capture from the dongle.
+pub struct SerialSource {
+    link: Link,
+    info: DongleInfo,
+    arrived: Arrived,
+}
+
 impl std::fmt::Debug for SerialSource {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SerialSource")
             .field("info", &self.info)
-            .field("capture", &self.capture)
-            .field("ended", &self.ended)
+            .field("capture", &self.arrived.capture)
+            .field("ended", &self.arrived.ended)
             .finish_non_exhaustive()
     }
 }
@@ -311,7 +348,7 @@ impl SerialSource {
     pub fn open(port: &str, endpoint: &EndpointConfig) -> Result<SerialSource, SourceError> {
         let (link, info) = Link::configured(port, endpoint)?;
         let source = SerialSource::start(link, info)?;
-        tracing::info!(port = %source.link.name, board = %source.info.board, fw = %source.info.fw_version, capture = source.capture, "dongle capture started");
+        tracing::info!(port = %source.link.name, board = %source.info.board, fw = %source.info.fw_version, capture = source.arrived.capture, "dongle capture started");
         Ok(source)
     }
 
@@ -319,20 +356,11 @@ impl SerialSource {
     fn start(mut link: Link, info: DongleInfo) -> Result<SerialSource, SourceError> {
         let capture = new_capture_id();
         link.send(&HostMessage::Start { capture })?;
-        Ok(SerialSource::started(link, info, capture))
-    }
-
-    /// A source over capture `capture`, which the dongle has already started.
-    fn started(link: Link, info: DongleInfo, capture: u32) -> SerialSource {
-        SerialSource {
+        Ok(SerialSource {
             link,
             info,
-            capture,
-            queue: VecDeque::new(),
-            seq: SeqTracker::new(),
-            stale: 0,
-            ended: None,
-        }
+            arrived: Arrived::of(capture),
+        })
     }
 
     /// Who the dongle is.
@@ -344,10 +372,10 @@ impl SerialSource {
 impl FrameSource for SerialSource {
     fn next_frame(&mut self) -> Result<Option<Frame>, SourceError> {
         loop {
-            if let Some(frame) = self.queue.pop_front() {
+            if let Some(frame) = self.arrived.queue.pop_front() {
                 return Ok(Some(frame));
             }
-            if self.ended == Some(EndReason::Suspended) {
+            if self.arrived.ended == Some(EndReason::Suspended) {
                 // What was said before the computer slept is half an answer at best.
                 return Err(SourceError::Gone(format!(
                     "the capture on the dongle on {} was cut short: the computer suspended \
@@ -355,26 +383,14 @@ impl FrameSource for SerialSource {
                     self.link.name
                 )));
             }
-            if self.ended.is_some() {
+            if self.arrived.ended.is_some() {
                 return Ok(None);
             }
             let deadline = StdInstant::now() + SILENCE_LIMIT;
             match self.link.next_event(deadline)? {
-                Some(Event::Audio { capture, .. }) if capture != self.capture => {
-                    self.stale = self.stale.saturating_add(1);
+                Some(event) => {
+                    self.arrived.take(event);
                 }
-                Some(Event::Audio { seq, frame, .. }) => {
-                    let lost = self.seq.see(seq);
-                    // Keep the timeline: lost frames become silence.
-                    for _ in 0..lost.min(100) {
-                        self.queue.push_back([0; FRAME_SAMPLES]);
-                    }
-                    self.queue.push_back(frame);
-                }
-                Some(Event::End { capture, reason }) if capture == self.capture => {
-                    self.ended = Some(reason);
-                }
-                Some(_) => {}
                 None if self.link.last_heard.elapsed() >= SILENCE_LIMIT => {
                     return Err(SourceError::Gone(format!(
                         "the dongle on {} sent nothing for {} s mid-capture; is it still \
@@ -401,7 +417,7 @@ impl FrameSource for SerialSource {
     }
 
     fn decided_end(&mut self) -> Option<StopReason> {
-        self.ended.map(|reason| match reason {
+        self.arrived.ended.map(|reason| match reason {
             EndReason::EndOfSpeech | EndReason::Released => StopReason::EndOfSpeech,
             EndReason::NoSpeech => StopReason::NoSpeech,
             EndReason::Timeout | EndReason::Stopped | EndReason::Suspended => StopReason::Timeout,
@@ -412,8 +428,8 @@ impl FrameSource for SerialSource {
     fn link_stats(&self) -> LinkStats {
         LinkStats {
             corrupt_frames: self.link.reader.stats().dropped,
-            lost_frames: self.seq.lost(),
-            stale_frames: self.stale,
+            lost_frames: self.arrived.seq.lost(),
+            stale_frames: self.arrived.stale,
         }
     }
 }
@@ -477,36 +493,19 @@ impl ButtonWatch {
         tap_endpoint: &EndpointConfig,
     ) -> Result<(Press, SerialSource), SourceError> {
         let deadline = StdInstant::now() + tap;
-        let mut early = VecDeque::new();
-        let mut seq = SeqTracker::new();
-        let (mut stale, mut ended) = (0, None);
+        let mut arrived = Arrived::of(capture);
         while let Some(event) = self.link.next_event(deadline)? {
-            match event {
-                Event::Audio {
-                    capture: c,
-                    seq: n,
-                    frame,
-                } if c == capture => {
-                    for _ in 0..seq.see(n).min(100) {
-                        early.push_back([0; FRAME_SAMPLES]);
-                    }
-                    early.push_back(frame);
-                }
-                Event::Audio { .. } => stale += 1,
-                Event::End { capture: c, reason } if c == capture => ended = Some(reason),
-                Event::Button { pressed: false, .. } => {
-                    // The release ended the press's capture on the dongle.
-                    self.link.send(&configure(tap_endpoint))?;
-                    return Ok((Press::Tap, SerialSource::start(self.link, self.info)?));
-                }
-                _ => {}
+            if let Some(Event::Button { pressed: false, .. }) = arrived.take(event) {
+                // The release ended the press's capture on the dongle.
+                self.link.send(&configure(tap_endpoint))?;
+                return Ok((Press::Tap, SerialSource::start(self.link, self.info)?));
             }
         }
-        let mut source = SerialSource::started(self.link, self.info, capture);
-        source.queue = early;
-        source.seq = seq;
-        source.stale = stale;
-        source.ended = ended;
+        let source = SerialSource {
+            link: self.link,
+            info: self.info,
+            arrived,
+        };
         Ok((Press::Hold, source))
     }
 }
@@ -532,10 +531,10 @@ fn configure(endpoint: &EndpointConfig) -> HostMessage {
 
 impl Drop for SerialSource {
     fn drop(&mut self) {
-        if self.ended.is_none() {
+        if self.arrived.ended.is_none() {
             // Best effort: the dongle may already be gone.
             let _ = self.link.send(&HostMessage::Stop {
-                capture: self.capture,
+                capture: self.arrived.capture,
             });
         }
     }
