@@ -69,9 +69,13 @@ fn outputs() -> Outputs {
 /// Feeds `event` to the device, queues what it sends, and wakes whatever its new outputs
 /// concern.
 fn on_event(event: Event<'_>) {
-    let before = outputs();
-    let after = DEVICE.lock(|d| d.borrow_mut().as_mut().map(|d| d.on(event, send)));
-    let Some(after) = after else {
+    let changed = DEVICE.lock(|d| {
+        let mut d = d.borrow_mut();
+        let d = d.as_mut()?;
+        let before = d.outputs();
+        Some((before, d.on(event, send)))
+    });
+    let Some((before, after)) = changed else {
         return;
     };
     if after.mic && !before.mic {
