@@ -1,17 +1,21 @@
 #!/usr/bin/env python3
-"""Transcription speed and memory: `yazses transcribe` against pywhispercpp (the same
-whisper.cpp engine from Python) and faster-whisper (CTranslate2, int8), side by side.
+"""Transcription speed, memory and accuracy on long recordings: `yazses transcribe`
+against pywhispercpp (whisper.cpp from Python) and faster-whisper (CTranslate2, int8).
 
-Every engine runs the same model weights (the ggml file `yazses model import` made from
-the same CTranslate2 directory faster-whisper loads), on the same 16 kHz WAV files, with
-the same thread count, greedy decoding and the language fixed to English. Each engine
-runs in its own child process, so its peak RSS (ru_maxrss from wait4) is its own; each
-loads the model once and transcribes every file --repeat times. Reported: model load
-time, speed as a multiple of real time (audio seconds / processing seconds), peak RSS,
-and yazses' speed as a ratio to each peer.
+One run, same files, same weights, same thread count, greedy decoding, language English.
+Every measurement is a whole process, started fresh: start-up, model load, reading the
+file, transcribing it. Each engine reads the 16 kHz WAV itself (the peers with Python's
+`wave` into a NumPy array, which is their cheapest way in). Reported per engine and file:
+the best wall time of --repeat runs, as a multiple of real time (audio seconds / wall
+seconds), peak RSS (ru_maxrss of the child, from wait4), and the word error rate against
+the script the recording was made from (normalised as tests/src/wer.rs does: case,
+punctuation, numbers spelled out). Then yazses' speed as a ratio to each peer's, per file;
+above 1.0 means yazses is faster. Runs alternate between engines (A B C A B C), so a
+noisy neighbour hurts them alike.
 
-yazses' time per file is the whole `transcribe_file` path (decode, VAD, whisper) as it
-logs it; the peers get audio already decoded into NumPy arrays (their best case).
+The files come from bench/transcribe/longset.sh: one.wav (about 1 minute: jfk.wav, a
+real voice, then espeak-ng sentences), ten.wav (the same ten times), lecture.wav (4
+minutes of espeak-ng in three voices).
 
     python3 -m venv ~/.cache/yazses-ci/benchvenv
     ~/.cache/yazses-ci/benchvenv/bin/pip install pywhispercpp==1.5.1 faster-whisper==1.2.1
@@ -20,7 +24,6 @@ logs it; the peers get audio already decoded into NumPy arrays (their best case)
         --model tiny.en=GGML_FILE:CT2_DIR [--model base=GGML_FILE:CT2_DIR] --threads 2
 """
 import argparse
-import json
 import os
 import re
 import subprocess
@@ -31,130 +34,142 @@ import wave
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+ENGINES = ["yazses", "pywhispercpp", "faster-whisper"]
+
+ONES = ("zero one two three four five six seven eight nine ten eleven twelve thirteen "
+        "fourteen fifteen sixteen seventeen eighteen nineteen").split()
+TENS = "_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()
 
 
-def load_wav(path):
+def spell(n):
+    if n < 20:
+        return ONES[n]
+    if n < 100:
+        return TENS[n // 10] + ("" if n % 10 == 0 else " " + ONES[n % 10])
+    if n < 1000:
+        return ONES[n // 100] + " hundred" + ("" if n % 100 == 0 else " " + spell(n % 100))
+    return spell(n // 1000) + " thousand" + ("" if n % 1000 == 0 else " " + spell(n % 1000))
+
+
+def words(text):
+    out = []
+    for raw in re.sub(r"[-/:]", " ", text.lower()).split():
+        w = "".join(c for c in raw if c.isalnum())
+        if not w:
+            continue
+        if w.isdigit() and int(w) < 10000:
+            out += spell(int(w)).split()
+        else:
+            out.append(w)
+    return out
+
+
+def wer(truth, heard):
+    r, h = words(truth), words(heard)
+    row = list(range(len(h) + 1))
+    for i in range(1, len(r) + 1):
+        diag, row[0] = row[0], i
+        for j in range(1, len(h) + 1):
+            diag, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, diag + (r[i - 1] != h[j - 1]))
+    return row[len(h)] / max(1, len(r))
+
+
+def peer(args):
+    """Runs in a child process: one engine, one file, printed text."""
     import numpy as np
 
-    with wave.open(path) as w:
+    with wave.open(args.file) as w:
         assert w.getframerate() == 16000 and w.getnchannels() == 1 and w.getsampwidth() == 2
-        pcm = np.frombuffer(w.readframes(w.getnframes()), dtype=np.int16)
-    return pcm.astype(np.float32) / 32768.0
-
-
-def child(args):
-    """Runs in the child process: load once, transcribe each file --repeat times."""
-    audio = [(f, load_wav(f)) for f in args.files]
-    t0 = time.perf_counter()
-    if args.child == "pywhispercpp":
+        audio = np.frombuffer(w.readframes(w.getnframes()), dtype=np.int16).astype(np.float32) / 32768.0
+    if args.peer == "pywhispercpp":
         from pywhispercpp.model import Model
 
         model = Model(args.ggml, n_threads=args.threads, print_realtime=False,
                       print_progress=False, language="en", redirect_whispercpp_logs_to=None)
-        run = lambda a: " ".join(s.text for s in model.transcribe(a))
+        text = " ".join(s.text for s in model.transcribe(audio, greedy={"best_of": 1}))
     else:
         from faster_whisper import WhisperModel
 
         model = WhisperModel(args.ct2, device="cpu", compute_type="int8", cpu_threads=args.threads)
-        run = lambda a: " ".join(s.text for s in model.transcribe(
-            a, beam_size=1, language="en", vad_filter=False, condition_on_previous_text=True)[0])
-    load_s = time.perf_counter() - t0
-    files = []
-    for f, a in audio:
-        for _ in range(args.repeat):
-            t = time.perf_counter()
-            text = run(a)
-            files.append({"file": f, "seconds": time.perf_counter() - t, "text": text})
-    print(json.dumps({"load_s": load_s, "files": files}))
+        segments, _ = model.transcribe(audio, beam_size=1, language="en", vad_filter=False,
+                                       condition_on_previous_text=True)
+        text = " ".join(s.text for s in segments)
+    print(text)
 
 
-def run_child(cmd, env=None):
-    """Runs a child, returns (stdout, stderr, peak RSS in MB)."""
-    with tempfile.TemporaryFile() as err:
-        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, env=env)
-        out = p.stdout.read()
+def run(cmd):
+    """Runs a child; returns (stdout, wall seconds, peak RSS in MB)."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        t = time.perf_counter()
+        p = subprocess.Popen(cmd, stdout=out, stderr=err)
         _, status, usage = os.wait4(p.pid, 0)
+        wall = time.perf_counter() - t
+        out.seek(0)
         err.seek(0)
-        stderr = err.read().decode(errors="replace")
-    if status != 0:
-        sys.exit(f"{cmd[0]} failed ({status}):\n{stderr}")
-    return out.decode(), stderr, usage.ru_maxrss / 1024
+        if status != 0:
+            sys.exit(f"{' '.join(cmd[:3])} failed ({status}):\n{err.read().decode(errors='replace')}")
+        return out.read().decode(), wall, usage.ru_maxrss / 1024
 
 
-def yazses_child(args, ggml):
-    files = [f for f in args.files for _ in range(args.repeat)]
-    env = dict(os.environ, YAZSES_LOG="yazses=info")
-    out, err, rss = run_child([args.yazses, "transcribe", "--model", ggml, "--language", "en",
-                               "--beam-size", "1", "--threads", str(args.threads),
-                               "--format", "json", *files], env)
-    load_ms = int(re.search(r"model loaded.*load_ms=(\d+)", err).group(1))
-    totals = [int(m) for m in re.findall(r"file done.*total_ms=(\d+)", err)]
-    texts = [json.loads(line)["text"] for line in out.splitlines()]
-    assert len(totals) == len(files) == len(texts), err
-    rows = [{"file": f, "seconds": ms / 1000, "text": t} for f, ms, t in zip(files, totals, texts)]
-    return {"load_s": load_ms / 1000, "files": rows}, rss
-
-
-def duration(path):
-    with wave.open(path) as w:
-        return w.getnframes() / w.getframerate()
+def command(engine, args, ggml, ct2, path):
+    if engine == "yazses":
+        return [args.yazses, "transcribe", "--model", ggml, "--language", "en", "--beam-size", "1",
+                "--threads", str(args.threads), path]
+    return [sys.executable, __file__, "--peer", engine, "--ggml", ggml, "--ct2", ct2,
+            "--threads", str(args.threads), "--file", path]
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--child", choices=["pywhispercpp", "faster-whisper"])
-    ap.add_argument("--ggml")
-    ap.add_argument("--ct2")
-    ap.add_argument("--files", nargs="*")
+    ap.add_argument("--peer", choices=ENGINES[1:], help=argparse.SUPPRESS)
+    ap.add_argument("--file", help=argparse.SUPPRESS)
+    ap.add_argument("--ggml", help=argparse.SUPPRESS)
+    ap.add_argument("--ct2", help=argparse.SUPPRESS)
     ap.add_argument("--model", action="append", default=[], help="NAME=GGML_FILE:CT2_DIR")
     ap.add_argument("--yazses", default=os.path.join(ROOT, "target/release/yazses"))
     ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--repeat", type=int, default=2)
+    ap.add_argument("--repeat", type=int, default=2, help="runs per engine and file; the best counts")
+    ap.add_argument("--files", nargs="*", default=["one", "ten"], help="names from longset.sh")
+    ap.add_argument("--set", help="a directory longset.sh made (default: make one)")
     ap.add_argument("--jfk", default=os.path.expanduser("~/.cache/yazses-ci/jfk.wav"))
     args = ap.parse_args()
-    if args.child:
-        return child(args)
+    if args.peer:
+        return peer(args)
 
-    tmp = tempfile.mkdtemp()
-    sentences = os.path.join(tmp, "sentences.wav")
-    subprocess.run(["sox", os.path.join(ROOT, "fixtures/speech/sentences.flac"), sentences], check=True)
-    long = os.path.join(tmp, "long.wav")
-    subprocess.run(["sox", args.jfk, sentences, args.jfk, sentences, args.jfk, sentences, long], check=True)
-    args.files = [args.jfk, sentences, long]
-    audio_s = {f: duration(f) for f in args.files}
-    print(f"audio: " + ", ".join(f"{os.path.basename(f)} {s:.1f} s" for f, s in audio_s.items())
-          + f"; {args.threads} threads; {args.repeat} runs each; greedy; language en")
-
+    if not args.set:
+        args.set = tempfile.mkdtemp()
+        subprocess.run(["bash", os.path.join(HERE, "longset.sh"), args.jfk, args.set],
+                       check=True, stdout=subprocess.DEVNULL)
+    cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
+    print(f"machine: {cpu}, {os.cpu_count()} cores; {args.threads} threads; greedy; language en; "
+          f"best of {args.repeat} whole-process runs")
     for spec in args.model:
         name, paths = spec.split("=", 1)
         ggml, ct2 = paths.split(":", 1)
-        results = {}
-        results["yazses"] = yazses_child(args, ggml)
-        for peer in ["pywhispercpp", "faster-whisper"]:
-            out, _, rss = run_child([sys.executable, __file__, "--child", peer, "--ggml", ggml, "--ct2", ct2,
-                                     "--threads", str(args.threads), "--repeat", str(args.repeat),
-                                     "--files", *args.files])
-            results[peer] = (json.loads(out), rss)
-        print(f"\n## {name}\n")
-        print("| engine | load s | " + " | ".join(f"{os.path.basename(f)} x RT" for f in args.files)
-              + " | all x RT | peak RSS MB |")
-        print("|---|---|" + "---|" * len(args.files) + "---|---|")
-        speed = {}
-        for engine, (r, rss) in results.items():
-            per_file = []
-            for f in args.files:
-                secs = [row["seconds"] for row in r["files"] if row["file"] == f]
-                per_file.append(audio_s[f] / (sum(secs) / len(secs)))
-            total_audio = sum(audio_s[row["file"]] for row in r["files"])
-            speed[engine] = total_audio / sum(row["seconds"] for row in r["files"])
-            print(f"| {engine} | {r['load_s']:.2f} | " + " | ".join(f"{x:.1f}" for x in per_file)
-                  + f" | {speed[engine]:.1f} | {rss:.0f} |")
-        for peer in ["pywhispercpp", "faster-whisper"]:
-            print(f"\nyazses / {peer} speed ratio: {speed['yazses'] / speed[peer]:.3f}", end="")
+        print(f"\n### {name}\n")
+        print("| file | audio s | engine | wall s | x real time | peak RSS MB | WER |")
+        print("|---|---|---|---|---|---|---|")
+        ratios = []
+        for f in args.files:
+            path = os.path.join(args.set, f + ".wav")
+            truth = open(os.path.join(args.set, f + ".txt")).read()
+            with wave.open(path) as w:
+                audio_s = w.getnframes() / w.getframerate()
+            best = {e: None for e in ENGINES}
+            for _ in range(args.repeat):
+                for e in ENGINES:
+                    text, wall, rss = run(command(e, args, ggml, ct2, path))
+                    if best[e] is None or wall < best[e][1]:
+                        best[e] = (text, wall, max(rss, best[e][2] if best[e] else 0))
+            for e in ENGINES:
+                text, wall, rss = best[e]
+                print(f"| {f}.wav | {audio_s:.0f} | {e} | {wall:.2f} | {audio_s / wall:.1f} | {rss:.0f} "
+                      f"| {wer(truth, text):.3f} |")
+            ratios.append((f, best["pywhispercpp"][1] / best["yazses"][1],
+                           best["faster-whisper"][1] / best["yazses"][1]))
         print()
-        for engine, (r, _) in results.items():
-            row = next(row for row in r["files"] if row["file"] == args.jfk)
-            print(f"  {engine} on jfk.wav: {row['text'].strip()}")
+        for f, pwc, fw in ratios:
+            print(f"{name} {f}.wav: yazses speed / pywhispercpp {pwc:.2f}, / faster-whisper {fw:.2f}")
 
 
 if __name__ == "__main__":

@@ -177,7 +177,16 @@ fn audio_without_speech_is_not_heard_and_whisper_is_not_asked() {
     write_wav(&path, &hiss);
     // Waiting for a place (other tests share the engine) is fine; whisper's progress is not.
     let t = transcribe_file(engine(), &path, &options(), |p| {
-        assert!(!matches!(p, Progress::Percent(_)), "whisper ran")
+        assert!(
+            !matches!(
+                p,
+                Progress::Done {
+                    by_whisper: true,
+                    ..
+                }
+            ),
+            "whisper ran"
+        )
     })
     .unwrap();
     assert!(!t.heard);
@@ -219,6 +228,126 @@ fn a_cancelled_transcription_stops_with_cancelled() {
     let speech = repo_root().join("fixtures/speech/sentences.flac");
     let err = transcribe_file(engine(), &speech, &opts, |_| {}).unwrap_err();
     assert!(matches!(err, TranscribeError::Cancelled), "{err}");
+}
+
+/// jfk.wav, the twelve sentences, 45 s of silence, jfk.wav again: 115 s, with what it
+/// says and where the second jfk.wav starts.
+fn long_recording() -> (PathBuf, String, u64) {
+    let path = scratch().join("long.wav");
+    let jfk = yazses::audio::read_wav(&env_path("YAZSES_TEST_JFK"))
+        .unwrap()
+        .samples;
+    let limits = yazses::audio::Limits::default();
+    let sentences = repo_root().join("fixtures/speech/sentences.flac");
+    let sentences = yazses::audio::read(&sentences, &limits).unwrap().samples;
+    let mut audio = jfk.clone();
+    audio.extend(&sentences);
+    audio.extend(vec![0i16; 16_000 * 45]);
+    let second_jfk_ms = audio.len() as u64 / 16;
+    audio.extend(&jfk);
+    write_wav(&path, &audio);
+    let jfk_text = "And so my fellow Americans, ask not what your country can do for you, \
+                    ask what you can do for your country.";
+    let truth = format!(
+        "{jfk_text} {} {jfk_text}",
+        std::fs::read_to_string(repo_root().join("fixtures/speech/sentences.txt")).unwrap()
+    );
+    (path, truth, second_jfk_ms)
+}
+
+/// Issue 14, item 2: a recording longer than whisper's 30 s goes through in windows cut
+/// at pauses, silence skipped, with segment times on the recording's own clock and
+/// progress that only moves forward to the whole length.
+#[test]
+fn a_long_recording_is_transcribed_window_by_window_on_its_own_clock() {
+    let (path, truth, second_jfk_ms) = long_recording();
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = seen.clone();
+    let greedy = Options {
+        beam_size: 1,
+        ..options()
+    };
+    let t = transcribe_file(engine(), &path, &greedy, move |p| {
+        if let Progress::Done {
+            done_ms,
+            total_ms,
+            by_whisper,
+        } = p
+        {
+            log.lock().unwrap().push((done_ms, total_ms, by_whisper));
+        }
+    })
+    .unwrap();
+    let rate = wer(&truth, &t.text);
+    eprintln!("WER {rate:.3}: {}", t.text);
+    assert!(rate < 0.15, "WER {rate:.3}: {}", t.text);
+    assert_eq!(t.audio_ms, second_jfk_ms + 11_000);
+    for pair in t.segments.windows(2) {
+        assert!(pair[0].end_ms <= pair[1].start_ms + 10, "{pair:?}");
+    }
+    assert!(
+        t.segments
+            .iter()
+            .all(|s| s.start_ms <= s.end_ms && s.end_ms <= t.audio_ms)
+    );
+    // The second jfk.wav's words sit where it starts in the file, not at a window's 0.
+    let second = t
+        .segments
+        .iter()
+        .rev()
+        .find(|s| s.text.contains("fellow Americans"))
+        .expect("the second jfk.wav is transcribed");
+    assert!(
+        second.start_ms.abs_diff(second_jfk_ms) < 1_500,
+        "{second:?} should start near {second_jfk_ms} ms"
+    );
+    assert!(
+        t.segments
+            .iter()
+            .all(|s| !(60_000..second_jfk_ms - 1_000).contains(&s.start_ms)),
+        "nothing is heard in the silence: {:?}",
+        t.segments
+    );
+    let seen = seen.lock().unwrap();
+    assert!(seen.windows(2).all(|p| p[0].0 < p[1].0), "{seen:?}");
+    assert!(
+        seen.iter().all(|&(_, total, _)| total == Some(t.audio_ms)),
+        "{seen:?}"
+    );
+    assert_eq!(seen.last().map(|p| p.0), Some(t.audio_ms));
+    assert!(
+        seen.iter().any(|&(_, _, by_whisper)| !by_whisper),
+        "a silent window is skipped: {seen:?}"
+    );
+}
+
+/// Cancelling once the first window is done stops before the next one is finished.
+#[test]
+fn a_long_transcription_cancelled_after_its_first_window_stops_there() {
+    let (path, _, _) = long_recording();
+    let cancel = Arc::new(AtomicBool::new(false));
+    let opts = Options {
+        cancel: Some(cancel.clone()),
+        beam_size: 1,
+        ..options()
+    };
+    let furthest = Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let seen = furthest.clone();
+    let err = transcribe_file(engine(), &path, &opts, move |p| {
+        if let Progress::Done { done_ms, .. } = p {
+            seen.fetch_max(done_ms, std::sync::atomic::Ordering::Relaxed);
+            if done_ms >= 20_000 {
+                cancel.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+        }
+    })
+    .unwrap_err();
+    assert!(matches!(err, TranscribeError::Cancelled), "{err}");
+    let furthest = furthest.load(std::sync::atomic::Ordering::Relaxed);
+    assert!(
+        furthest < 60_000,
+        "went on to {furthest} ms after the cancel"
+    );
 }
 
 fn yazses(args: &[&str]) -> std::process::Output {

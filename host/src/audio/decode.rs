@@ -12,7 +12,7 @@ use symphonia::core::io::{MediaSource, MediaSourceStream};
 use symphonia::core::meta::MetadataOptions;
 use symphonia::core::probe::Hint;
 
-use super::sink::{Sink, SinkError, over_cap};
+use super::sink::{Sink, SinkError, Tap, over_cap};
 
 /// A stream decoded to 16 kHz mono, and what the file was.
 #[derive(Debug)]
@@ -49,6 +49,8 @@ pub enum DecodeError {
     Empty,
     /// More audio than the caller allows.
     TooLong,
+    /// The caller's tap wanted no more audio.
+    Stopped,
     /// The resampler failed converting from `rate`, in words.
     Resample {
         /// The file's rate.
@@ -60,17 +62,19 @@ pub enum DecodeError {
 
 /// Decodes a whole stream to 16 kHz. `extension` helps the prober; decoding stops as soon
 /// as the audio passes `max_secs` (or before it starts, when the container's own length
-/// says so).
+/// says so). With a `tap`, the audio goes there as it decodes and [`Decoded::samples`] is
+/// empty.
 pub fn decode(
     mut source: Box<dyn MediaSource>,
     extension: Option<&str>,
     max_secs: u64,
+    tap: Option<Tap<'_>>,
 ) -> Result<Decoded, DecodeError> {
     let ogg_cut = ogg_tail_is_cut(&mut source);
     // symphonia is written to return errors, but a decoder fed hostile bytes is exactly
     // where a missed bounds check would panic; keep that from taking the process down.
     panic::catch_unwind(AssertUnwindSafe(|| {
-        decode_inner(source, extension, max_secs, ogg_cut)
+        decode_inner(source, extension, max_secs, ogg_cut, tap)
     }))
     .unwrap_or_else(|_| {
         Err(DecodeError::Invalid(
@@ -88,6 +92,7 @@ fn decode_inner(
     extension: Option<&str>,
     max_secs: u64,
     ogg_cut: bool,
+    mut tap: Option<Tap<'_>>,
 ) -> Result<Decoded, DecodeError> {
     let mss = MediaSourceStream::new(source, Default::default());
     let mut hint = Hint::new();
@@ -130,6 +135,7 @@ fn decode_inner(
         .make(&track.codec_params, &DecoderOptions::default())
         .map_err(|e| DecodeError::Invalid(format!("its codec is not supported ({e})")))?;
     let mut channels = track.codec_params.channels.map_or(0, |c| c.count() as u16);
+    let track_frames = track.codec_params.n_frames;
     let mut sink: Option<Sink> = None;
     let mut skipped = 0u64;
     let mut decoded_packets = 0u64;
@@ -182,7 +188,14 @@ fn decode_inner(
                 )));
             }
             Some(s) => s,
-            None => sink.insert(Sink::new(spec.rate, max_secs).map_err(from_sink)?),
+            None => {
+                // The container's length counts at its declared rate, which is this one
+                // when it is stated at all.
+                let expected = track_frames.filter(|_| declared_rate == spec.rate);
+                sink.insert(
+                    Sink::new(spec.rate, max_secs, expected, tap.take()).map_err(from_sink)?,
+                )
+            }
         };
         let ch = spec.channels.count().max(1);
         channels = ch as u16;
@@ -279,5 +292,6 @@ fn from_sink(e: SinkError) -> DecodeError {
         SinkError::TooLong => DecodeError::TooLong,
         SinkError::Resample { rate, reason } => DecodeError::Resample { rate, reason },
         SinkError::Empty => DecodeError::Empty,
+        SinkError::Stopped => DecodeError::Stopped,
     }
 }

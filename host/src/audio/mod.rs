@@ -22,6 +22,7 @@ use symphonia::core::io::MediaSource;
 use yazses_core::frame::SAMPLE_RATE_HZ;
 
 pub use resample::resample;
+pub use sink::{Chunk, Tap};
 
 /// Mono 16 kHz PCM, ready for the detector.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -137,6 +138,12 @@ pub enum AudioError {
         /// How long the file says it is, when it says.
         expected_ms: Option<u64>,
     },
+    /// The caller's [`Tap`] wanted no more audio (it says why itself).
+    #[error("reading {path} was stopped")]
+    Stopped {
+        /// The file.
+        path: PathBuf,
+    },
     /// The resampler refused the audio.
     #[error("cannot resample {path} from {rate} Hz to 16 kHz: {reason}")]
     Resample {
@@ -190,6 +197,38 @@ impl Default for Limits {
 /// Reads an audio file of any supported format and converts it to 16 kHz mono, streaming
 /// from the file: what it costs in memory is its 16 kHz length, which `limits` caps.
 pub fn read(path: &Path, limits: &Limits) -> Result<Audio, AudioError> {
+    let file = open(path, limits)?;
+    decode_source(file.0, file.1, path, limits, None)
+}
+
+/// What a file streamed through a [`Tap`] was.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Streamed {
+    /// The file's own sample rate before resampling.
+    pub source_rate: u32,
+    /// The file's channel count before downmixing.
+    pub source_channels: u16,
+    /// Where a damaged or missing tail cut the audio short, in milliseconds, when the
+    /// caller accepted partial audio; `None` for a whole file.
+    pub cut_short_ms: Option<u64>,
+}
+
+/// Reads an audio file as [`read`] does, but hands the 16 kHz audio to `tap` piece by
+/// piece as it decodes instead of keeping it: a file of any length costs the decoder's
+/// buffers, a few kilobytes. The checks are [`read`]'s; one that only the end of the file
+/// can fail (a cut-short tail) fails after the tap has had what came before it.
+pub fn stream(path: &Path, limits: &Limits, tap: Tap<'_>) -> Result<Streamed, AudioError> {
+    let file = open(path, limits)?;
+    let audio = decode_source(file.0, file.1, path, limits, Some(tap))?;
+    Ok(Streamed {
+        source_rate: audio.source_rate,
+        source_channels: audio.source_channels,
+        cut_short_ms: audio.cut_short_ms,
+    })
+}
+
+/// Opens a regular file within the size cap, with its length.
+fn open(path: &Path, limits: &Limits) -> Result<(fs::File, u64), AudioError> {
     let io_err = |source| AudioError::Io {
         path: path.to_owned(),
         source,
@@ -208,14 +247,14 @@ pub fn read(path: &Path, limits: &Limits) -> Result<Audio, AudioError> {
         });
     }
     let file = fs::File::open(path).map_err(io_err)?;
-    decode_source(file, meta.len(), path, limits)
+    Ok((file, meta.len()))
 }
 
 /// Decodes a whole file held in memory; `path` names it in errors and its extension
 /// helps recognise the format.
 pub fn decode_bytes(bytes: Vec<u8>, path: &Path, limits: &Limits) -> Result<Audio, AudioError> {
     let len = bytes.len() as u64;
-    decode_source(io::Cursor::new(bytes), len, path, limits)
+    decode_source(io::Cursor::new(bytes), len, path, limits, None)
 }
 
 fn decode_source<S: MediaSource + 'static>(
@@ -223,10 +262,19 @@ fn decode_source<S: MediaSource + 'static>(
     byte_len: u64,
     path: &Path,
     limits: &Limits,
+    mut tap: Option<Tap<'_>>,
 ) -> Result<Audio, AudioError> {
     let io_err = |source| AudioError::Io {
         path: path.to_owned(),
         source,
+    };
+    // A WAV file hound gives up on partway is tried again with symphonia, which must not
+    // hand the tap audio it already had.
+    let tapping = tap.is_some();
+    let tapped = std::cell::Cell::new(0u64);
+    let mut counted = |c: Chunk<'_>| {
+        tapped.set(tapped.get() + c.samples.len() as u64);
+        tap.as_mut().is_none_or(|t| t(c))
     };
     if byte_len == 0 {
         return Err(AudioError::Empty {
@@ -238,10 +286,21 @@ fn decode_source<S: MediaSource + 'static>(
         source.read_exact(&mut magic).is_ok() && &magic[..4] == b"RIFF" && &magic[8..] == b"WAVE";
     source.seek(SeekFrom::Start(0)).map_err(io_err)?;
     let wav_error = if is_riff {
-        match wav::decode(BufReader::new(&mut source), Some(byte_len), path, limits) {
+        let wav_tap: Option<Tap<'_>> = if tapping { Some(&mut counted) } else { None };
+        match wav::decode(
+            BufReader::new(&mut source),
+            Some(byte_len),
+            path,
+            limits,
+            wav_tap,
+        ) {
             Ok(audio) => return Ok(audio),
             // hound reads PCM and float; other WAV encodings may still be symphonia's.
-            Err(e @ (AudioError::NotWav { .. } | AudioError::Unsupported { .. })) => Some(e),
+            Err(e @ (AudioError::NotWav { .. } | AudioError::Unsupported { .. }))
+                if tapped.get() == 0 =>
+            {
+                Some(e)
+            }
             Err(e) => return Err(e),
         }
     } else {
@@ -249,7 +308,13 @@ fn decode_source<S: MediaSource + 'static>(
     };
     source.seek(SeekFrom::Start(0)).map_err(io_err)?;
     let extension = path.extension().and_then(|e| e.to_str()).map(str::to_owned);
-    let decoded = decode::decode(Box::new(source), extension.as_deref(), limits.max_secs);
+    let sym_tap: Option<Tap<'_>> = if tapping { Some(&mut counted) } else { None };
+    let decoded = decode::decode(
+        Box::new(source),
+        extension.as_deref(),
+        limits.max_secs,
+        sym_tap,
+    );
     let decoded = match (decoded, wav_error) {
         (Ok(d), _) => d,
         (Err(_), Some(wav)) => return Err(wav),
@@ -266,6 +331,7 @@ fn decode_source<S: MediaSource + 'static>(
                 decode::DecodeError::Resample { rate, reason } => {
                     AudioError::Resample { path, rate, reason }
                 }
+                decode::DecodeError::Stopped => AudioError::Stopped { path },
             });
         }
     };
@@ -313,12 +379,13 @@ pub fn read_wav(path: &Path) -> Result<Audio, AudioError> {
         Some(meta.len()),
         path,
         &Limits::default(),
+        None,
     )
 }
 
 /// Decodes WAV bytes from any reader; `path` only names the source in errors.
 pub fn decode_wav<R: io::Read>(reader: R, path: &Path) -> Result<Audio, AudioError> {
-    wav::decode(reader, None, path, &Limits::default())
+    wav::decode(reader, None, path, &Limits::default(), None)
 }
 
 #[cfg(test)]
@@ -430,5 +497,75 @@ mod tests {
             let err = decode_bytes(bytes.clone(), Path::new(path), &limits).unwrap_err();
             assert!(matches!(err, AudioError::Empty { .. }), "{path}: {err}");
         }
+    }
+
+    /// A file removed when dropped.
+    struct Scratch(PathBuf);
+
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_file(&self.0);
+        }
+    }
+
+    /// A 48 kHz stereo WAV of `secs` seconds on disk.
+    fn wav_file(name: &str, secs: usize) -> (Scratch, PathBuf) {
+        let path = std::env::temp_dir().join(format!("yazses-{}-{name}", std::process::id()));
+        let samples: Vec<i16> = (0..48_000 * 2 * secs)
+            .map(|i| ((i / 2) as f32 * 0.05).sin().mul_add(8000.0, 0.0) as i16)
+            .collect();
+        std::fs::write(&path, wav_bytes(spec(48_000, 2), &samples)).unwrap();
+        (Scratch(path.clone()), path)
+    }
+
+    #[test]
+    fn streaming_hands_over_the_same_audio_read_keeps_in_pieces_with_the_expected_length() {
+        let (_dir, path) = wav_file("s.wav", 3);
+        let whole = read(&path, &Limits::default()).unwrap();
+        let mut got = Vec::new();
+        let mut pieces = 0;
+        let mut expected = None;
+        let streamed = stream(&path, &Limits::default(), &mut |c: Chunk<'_>| {
+            got.extend_from_slice(c.samples);
+            pieces += 1;
+            expected = c.expected;
+            true
+        })
+        .unwrap();
+        assert_eq!(got, whole.samples);
+        assert!(pieces > 10, "{pieces} pieces");
+        assert_eq!(expected, Some(48_000));
+        assert_eq!(
+            (streamed.source_rate, streamed.source_channels),
+            (48_000, 2)
+        );
+    }
+
+    #[test]
+    fn a_tap_that_says_stop_stops_the_decoding() {
+        let (_dir, path) = wav_file("stop.wav", 3);
+        let mut taken = 0usize;
+        let err = stream(&path, &Limits::default(), &mut |c: Chunk<'_>| {
+            taken += c.samples.len();
+            taken < 4000
+        })
+        .unwrap_err();
+        assert!(matches!(err, AudioError::Stopped { .. }), "{err}");
+        assert!(taken < 16_000, "{taken}");
+    }
+
+    #[test]
+    fn a_file_cut_short_fails_at_its_end_after_the_tap_had_what_came_before() {
+        let (_dir, path) = wav_file("cut.wav", 2);
+        let bytes = std::fs::read(&path).unwrap();
+        std::fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
+        let mut taken = 0usize;
+        let err = stream(&path, &Limits::default(), &mut |c: Chunk<'_>| {
+            taken += c.samples.len();
+            true
+        })
+        .unwrap_err();
+        assert!(matches!(err, AudioError::Truncated { .. }), "{err}");
+        assert!((15_000..=16_000).contains(&taken), "{taken}");
     }
 }

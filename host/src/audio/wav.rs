@@ -4,19 +4,21 @@
 use std::io;
 use std::path::Path;
 
-use super::sink::{Sink, SinkError, over_cap};
+use super::sink::{Sink, SinkError, Tap, over_cap};
 use super::{Audio, AudioError, Limits};
 
 /// Mono samples gathered before each push into the sink.
 const BLOCK: usize = 4096;
 
 /// Decodes a WAV stream. `byte_len`, when known, is the file's size: a header that claims
-/// more audio than the file could hold is judged by what the file holds.
+/// more audio than the file could hold is judged by what the file holds. With a `tap`,
+/// the audio goes there as it decodes and the returned [`Audio`] holds no samples.
 pub(crate) fn decode<R: io::Read>(
     reader: R,
     byte_len: Option<u64>,
     path: &Path,
     limits: &Limits,
+    tap: Option<Tap<'_>>,
 ) -> Result<Audio, AudioError> {
     let not_wav = |e: hound::Error| AudioError::NotWav {
         path: path.to_owned(),
@@ -37,18 +39,15 @@ pub(crate) fn decode<R: io::Read>(
     let promised = u64::from(wav.len());
     let block_align = u64::from(channels) * u64::from(spec.bits_per_sample.div_ceil(8)).max(1);
     let frames_held = byte_len.map_or(u64::MAX, |n| n / block_align);
-    if over_cap(
-        u64::from(wav.duration()).min(frames_held),
-        spec.sample_rate,
-        limits.max_secs,
-    ) {
+    let frames = u64::from(wav.duration()).min(frames_held);
+    if over_cap(frames, spec.sample_rate, limits.max_secs) {
         return Err(AudioError::TooLong {
             path: path.to_owned(),
             limit_secs: limits.max_secs,
         });
     }
-    let mut sink =
-        Sink::new(spec.sample_rate, limits.max_secs).map_err(|e| e.into_audio(path, limits))?;
+    let mut sink = Sink::new(spec.sample_rate, limits.max_secs, Some(frames), tap)
+        .map_err(|e| e.into_audio(path, limits))?;
     let mut reading = Reading {
         sink: &mut sink,
         channels: usize::from(channels),
@@ -120,8 +119,8 @@ enum Stop {
 }
 
 /// Interleaved samples on their way to the sink as mono blocks.
-struct Reading<'a> {
-    sink: &'a mut Sink,
+struct Reading<'a, 't> {
+    sink: &'a mut Sink<'t>,
     channels: usize,
     frame: Vec<f32>,
     block: Vec<f32>,
@@ -129,7 +128,7 @@ struct Reading<'a> {
     read: u64,
 }
 
-impl Reading<'_> {
+impl Reading<'_, '_> {
     fn all<T>(
         &mut self,
         samples: impl Iterator<Item = hound::Result<T>>,

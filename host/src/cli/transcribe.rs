@@ -81,8 +81,12 @@ pub(super) fn run(args: TranscribeArgs, config: &config::Config) -> anyhow::Resu
         let bar = progress_bar(file);
         let ticker = bar.clone();
         let result = transcribe::transcribe_file(&engine, file, &options, move |p| {
-            if let Progress::Percent(pct) = p {
-                ticker.set_position(pct.clamp(0, 100) as u64)
+            if let Progress::Done { done_ms, .. } = p {
+                match p.percent() {
+                    Some(pct) => ticker.set_position(pct),
+                    // A header that does not say how long the file is: count seconds.
+                    None => ticker.set_message(format!("{} s", done_ms / 1000)),
+                }
             }
         });
         bar.finish_and_clear();

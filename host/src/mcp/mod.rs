@@ -116,9 +116,18 @@ impl Server {
             let peer = context.peer.clone();
             tokio::spawn(async move {
                 while let Some(progress) = rx.recv().await {
-                    let mut p = match progress {
-                        Progress::Percent(pct) => {
-                            ProgressNotificationParam::new(token.clone(), f64::from(pct))
+                    // Progress counts seconds of the recording transcribed (or skipped
+                    // as silence), out of its length when the file's header gives one.
+                    let p = match progress {
+                        Progress::Done {
+                            done_ms, total_ms, ..
+                        } => {
+                            let mut p = ProgressNotificationParam::new(
+                                token.clone(),
+                                done_ms as f64 / 1000.0,
+                            );
+                            p.total = total_ms.map(|t| t as f64 / 1000.0);
+                            p
                         }
                         Progress::Waiting(w) => {
                             let mut p = ProgressNotificationParam::new(token.clone(), 0.0);
@@ -126,7 +135,6 @@ impl Server {
                             p
                         }
                     };
-                    p.total = Some(100.0);
                     let _ = peer.notify_progress(p).await;
                 }
             });

@@ -9,38 +9,59 @@
 //! to `tracing` (stderr), so stdout stays clean.
 //!
 //! [`transcribe_file`] is the one path from a file to a [`Transcript`]: `yazses transcribe`
-//! and the MCP `transcribe` tool both call it. It decodes the file ([`crate::audio`]), runs
-//! the VAD first and never hands audio without speech to whisper (which invents text on
-//! silence), and reports `heard: false` instead.
+//! and the MCP `transcribe` tool both call it. It decodes the file as a stream
+//! ([`crate::audio::stream`]) into windows of at most 30 s cut at pauses,
+//! never hands a window without speech to whisper (which invents text on silence), and
+//! reports `heard: false` when no window had any.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 
 use serde::Serialize;
-use whisper_rs::{FullParams, SamplingStrategy, WhisperContext, WhisperContextParameters};
-use yazses_core::autostop::Autostop;
-use yazses_core::endpoint::EndpointConfig;
-use yazses_core::frame::FRAME_SAMPLES;
-use yazses_core::time::Instant;
-use yazses_core::vad::Vad;
+use whisper_rs::{WhisperContext, WhisperContextParameters};
 
 use crate::audio::{self, Audio, AudioError, Limits};
 use crate::model::ggml;
 
 pub mod gate;
 mod lane;
+mod pass;
+mod window;
 
 use gate::Waiting;
 use lane::Lane;
+use pass::Pass;
 
 /// Where a transcription stands, for a progress display.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Progress {
     /// Waiting for a place: other transcriptions are running.
     Waiting(Waiting),
-    /// whisper's own percentage, 0 to 100.
-    Percent(i32),
+    /// The audio up to `done_ms` is transcribed, or was found silent and skipped. Never
+    /// goes backwards.
+    Done {
+        /// How far, in milliseconds of the recording's own clock.
+        done_ms: u64,
+        /// The recording's length, when its header says.
+        total_ms: Option<u64>,
+        /// Whether whisper got this far (`false`: the detector skipped silence).
+        by_whisper: bool,
+    },
+}
+
+impl Progress {
+    /// How far, as a percentage of the whole, when the whole is known.
+    pub fn percent(&self) -> Option<u64> {
+        match *self {
+            Progress::Done {
+                done_ms,
+                total_ms: Some(total),
+                ..
+            } if total > 0 => Some((done_ms * 100 / total).min(100)),
+            _ => None,
+        }
+    }
 }
 
 /// A stretch of the transcript, with its times in the audio.
@@ -268,141 +289,21 @@ impl Engine {
 }
 
 impl Model {
-    /// Transcribes, on a worker holding a place.
+    /// Transcribes audio already in memory, on a worker holding a place.
     fn run(
         &self,
         audio: &Audio,
         options: &Options,
-        mut progress: Box<dyn FnMut(Progress) + Send>,
+        progress: Box<dyn FnMut(Progress) + Send>,
     ) -> Result<Transcript, TranscribeError> {
-        let language = self.language(options.language.as_deref())?;
-        let audio_ms = audio.duration_ms();
-        if !has_speech(&audio.samples) {
-            tracing::info!(audio_ms, "no speech detected; whisper not run");
-            return Ok(Transcript {
-                text: String::new(),
-                segments: Vec::new(),
-                model: self.name.clone(),
-                audio_ms,
-                heard: false,
-                language: None,
-                cut_short_ms: audio.cut_short_ms,
-            });
+        let mut pass = Pass::new(self, options, progress)?;
+        let whole = audio.samples.len() as u64;
+        if !pass.feed(&audio.samples, Some(whole))
+            && let Some(e) = pass.take_error()
+        {
+            return Err(e);
         }
-        let strategy = match options.beam_size {
-            0 | 1 => SamplingStrategy::Greedy { best_of: 1 },
-            n => SamplingStrategy::BeamSearch {
-                beam_size: n.min(16) as i32,
-                patience: -1.0,
-            },
-        };
-        let mut params = FullParams::new(strategy);
-        params.set_n_threads(threads(options.threads));
-        params.set_print_progress(false);
-        params.set_print_realtime(false);
-        params.set_print_special(false);
-        params.set_print_timestamps(false);
-        params.set_language(Some(language));
-        if options.fit_context {
-            // The encoder sees 50 positions per second (1500 for 30 s); pad by a second.
-            let secs = audio.samples.len().div_ceil(16_000) + 1;
-            let ctx = (secs * 50).clamp(150, 1500);
-            params.set_audio_ctx(ctx as i32);
-            params.set_single_segment(true);
-        }
-        params.set_progress_callback_safe(move |pct| progress(Progress::Percent(pct)));
-        // Explicit, though it is whisper.cpp's default: no text of an earlier call is
-        // carried into this one as its prompt.
-        params.set_no_context(true);
-        if let Some(cancel) = options.cancel.clone() {
-            // whisper-rs 0.16's set_abort_callback_safe boxes the closure as a trait object
-            // but calls it back as the closure's own type; handing it a closure that already
-            // is a `Box<dyn FnMut() -> bool>` makes the two the same type. (A plain closure
-            // here reads garbage and aborts at once: "error code -6".)
-            crate::logging::cancelling(false);
-            let abort: Box<dyn FnMut() -> bool> = Box::new(move || {
-                let stop = cancel.load(Ordering::Relaxed);
-                if stop {
-                    crate::logging::cancelling(true);
-                }
-                stop
-            });
-            params.set_abort_callback_safe(abort);
-        }
-        let samples: Vec<f32> = audio
-            .samples
-            .iter()
-            .map(|&s| f32::from(s) / 32768.0)
-            .collect();
-        let started = std::time::Instant::now();
-        let mut state = self
-            .ctx
-            .create_state()
-            .map_err(|e| TranscribeError::Whisper(e.to_string()))?;
-        tracing::debug!(
-            state_ms = started.elapsed().as_millis() as u64,
-            "whisper state ready"
-        );
-        let cancelled = || {
-            options
-                .cancel
-                .as_ref()
-                .is_some_and(|c| c.load(Ordering::Relaxed))
-        };
-        if let Err(e) = state.full(params, &samples) {
-            return Err(if cancelled() {
-                TranscribeError::Cancelled
-            } else {
-                TranscribeError::Whisper(e.to_string())
-            });
-        }
-        if cancelled() {
-            return Err(TranscribeError::Cancelled);
-        }
-        tracing::info!(
-            audio_ms,
-            whisper_ms = started.elapsed().as_millis() as u64,
-            "transcribed"
-        );
-        let mut segments = Vec::new();
-        for seg in state.as_iter() {
-            let text = seg
-                .to_str_lossy()
-                .map_err(|e| TranscribeError::Whisper(e.to_string()))?
-                .trim()
-                .to_owned();
-            if text.is_empty() {
-                continue;
-            }
-            // whisper's timestamps are in 10 ms units.
-            let start_ms = (seg.start_timestamp().max(0) as u64 * 10).min(audio_ms);
-            let end_ms = (seg.end_timestamp().max(0) as u64 * 10).clamp(start_ms, audio_ms);
-            segments.push(Segment {
-                start_ms,
-                end_ms,
-                text,
-            });
-        }
-        let text = segments
-            .iter()
-            .map(|s| s.text.as_str())
-            .collect::<Vec<_>>()
-            .join(" ");
-        let language = self
-            .multilingual
-            .then(|| whisper_rs::get_lang_str(state.full_lang_id_from_state()))
-            .flatten()
-            .map(str::to_owned);
-        drop(state);
-        Ok(Transcript {
-            text,
-            segments,
-            model: self.name.clone(),
-            audio_ms,
-            heard: true,
-            language,
-            cut_short_ms: audio.cut_short_ms,
-        })
+        pass.finish(audio.cut_short_ms)
     }
 
     /// The language to pass whisper, or why the request cannot be met.
@@ -459,9 +360,10 @@ impl Engine {
     }
 }
 
-/// The one path from a file to text: wait for a place, decode, gate on speech,
-/// transcribe. The place is taken before decoding, so calls at once hold at most as many
-/// decoded files as whisper states, and are served in the order they came.
+/// The one path from a file to text: wait for a place, then decode and transcribe at
+/// once, window by window, skipping windows without speech. Nothing holds the
+/// whole recording, so memory stays flat with its length; calls at once are served in the
+/// order they came.
 pub fn transcribe_file(
     engine: &Engine,
     path: &Path,
@@ -475,9 +377,16 @@ pub fn transcribe_file(
         options,
         progress,
         move |model, options, progress| {
-            let audio = audio::read(&path, &options.limits)?;
-            tracing::info!(decode_ms = started.elapsed().as_millis() as u64, "decoded");
-            model.run(&audio, options, progress)
+            let mut pass = Pass::new(model, options, progress)?;
+            let streamed = audio::stream(&path, &options.limits, &mut |c: audio::Chunk<'_>| {
+                pass.feed(c.samples, c.expected)
+            });
+            match streamed {
+                Ok(s) => pass.finish(s.cut_short_ms),
+                // The pass stopped the decoding; its own reason is the one to give.
+                Err(e @ AudioError::Stopped { .. }) => Err(pass.take_error().unwrap_or(e.into())),
+                Err(e) => Err(e.into()),
+            }
         },
     )?;
     tracing::info!(
@@ -486,26 +395,6 @@ pub fn transcribe_file(
         "file done"
     );
     Ok(transcript)
-}
-
-/// Whether the detector hears at least the policy's minimum run of speech anywhere.
-pub fn has_speech(samples: &[i16]) -> bool {
-    // The detector alone, frame by frame, stopping at the first long enough run: no
-    // per-frame record is kept (a three-hour file would hold a million of them).
-    let endpoint = EndpointConfig::default();
-    let min_frames = endpoint.min_speech.total_millis() / 10;
-    let mut detector = Autostop::new(Vad::DEFAULT, endpoint, Instant::ZERO);
-    let mut run = 0u64;
-    samples.chunks(FRAME_SAMPLES).any(|chunk| {
-        let mut frame = [0i16; FRAME_SAMPLES];
-        frame[..chunk.len()].copy_from_slice(chunk);
-        run = if detector.push_frame(&frame).vad.speech {
-            run + 1
-        } else {
-            0
-        };
-        run >= min_frames
-    })
 }
 
 /// Files transcribed at once when each call uses `threads` (0: one per core): as many as
@@ -631,22 +520,5 @@ mod tests {
         let keys: Vec<_> = v.as_object().unwrap().keys().cloned().collect();
         assert_eq!(keys, ["audio_ms", "heard", "model", "segments", "text"]);
         assert_eq!(v["segments"][1]["start_ms"], 3_725_040);
-    }
-
-    #[test]
-    fn silence_and_a_click_are_not_speech_but_a_voice_like_burst_is() {
-        assert!(!has_speech(&vec![0i16; 16_000 * 3]));
-        let mut click = vec![0i16; 16_000 * 2];
-        click[16_000..16_040].fill(20_000);
-        assert!(!has_speech(&click));
-        let mut burst = vec![0i16; 16_000];
-        burst.extend((0..16_000).map(|i| {
-            let t = i as f32 / 16_000.0;
-            (6000.0
-                * (t * 2.0 * std::f32::consts::PI * 220.0).sin()
-                * (1.0 + (t * 2.0 * std::f32::consts::PI * 4.0).sin())) as i16
-        }));
-        burst.extend(vec![0i16; 16_000]);
-        assert!(has_speech(&burst));
     }
 }

@@ -1,0 +1,332 @@
+//! One transcription, window by window: audio goes in as it decodes, the [`Windower`]
+//! cuts it at pauses into pieces of at most 30 s, and each piece with speech goes through
+//! one whisper state, prompted with the previous piece's words so a sentence that runs
+//! over a cut reads on. Segment times are moved onto the recording's own clock. What a
+//! transcription holds at any moment is one window and the text so far, whatever the
+//! recording's length.
+
+use std::os::raw::c_int;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use whisper_rs::{FullParams, SamplingStrategy, WhisperState};
+use yazses_core::frame::SAMPLE_RATE_HZ;
+
+use super::window::{Window, Windower};
+use super::{Model, Options, Progress, Segment, TranscribeError, Transcript};
+
+/// The caller's progress callback, shared by every window's whisper callback.
+type Shared = Arc<Mutex<Box<dyn FnMut(Progress) + Send>>>;
+
+/// Reports progress to the caller, never going backwards.
+#[derive(Clone)]
+struct Reporter {
+    sink: Shared,
+    done_ms: Arc<AtomicU64>,
+}
+
+impl Reporter {
+    fn report(&self, done_ms: u64, total_ms: Option<u64>, by_whisper: bool) {
+        if self.done_ms.fetch_max(done_ms, Ordering::Relaxed) >= done_ms && done_ms > 0 {
+            return;
+        }
+        let total_ms = total_ms.map(|t| t.max(done_ms));
+        if let Ok(mut sink) = self.sink.lock() {
+            sink(Progress::Done {
+                done_ms,
+                total_ms,
+                by_whisper,
+            });
+        }
+    }
+}
+
+/// A transcription in progress.
+pub(crate) struct Pass<'m> {
+    windows: Windower,
+    run: Run<'m>,
+}
+
+/// What the windows share: the model, the state, the words so far.
+struct Run<'m> {
+    model: &'m Model,
+    options: &'m Options,
+    /// The language to ask for: a code, or `auto` until the first window detected one.
+    language: String,
+    /// Made at the first window with speech; reused for the rest of the recording.
+    state: Option<WhisperState>,
+    segments: Vec<Segment>,
+    /// The previous window's text tokens, the next window's prompt.
+    prompt: Vec<c_int>,
+    /// 16 kHz samples fed so far.
+    fed: u64,
+    /// The recording's length by its header, in 16 kHz samples.
+    expected: Option<u64>,
+    reporter: Reporter,
+    heard: bool,
+    whisper_ms: u64,
+    windows: usize,
+    failed: Option<TranscribeError>,
+}
+
+impl<'m> Pass<'m> {
+    /// A transcription with `model`; fails at once on a language the model cannot give.
+    pub(crate) fn new(
+        model: &'m Model,
+        options: &'m Options,
+        progress: Box<dyn FnMut(Progress) + Send>,
+    ) -> Result<Pass<'m>, TranscribeError> {
+        let language = model.language(options.language.as_deref())?.to_owned();
+        Ok(Pass {
+            windows: Windower::new(),
+            run: Run {
+                model,
+                options,
+                language,
+                state: None,
+                segments: Vec::new(),
+                prompt: Vec::new(),
+                fed: 0,
+                expected: None,
+                reporter: Reporter {
+                    sink: Arc::new(Mutex::new(progress)),
+                    done_ms: Arc::new(AtomicU64::new(0)),
+                },
+                heard: false,
+                whisper_ms: 0,
+                windows: 0,
+                failed: None,
+            },
+        })
+    }
+
+    /// Takes more 16 kHz audio (and the recording's expected length in samples, when
+    /// known); `false` once a window failed or was cancelled, and the rest is not wanted.
+    pub(crate) fn feed(&mut self, samples: &[i16], expected: Option<u64>) -> bool {
+        self.run.fed += samples.len() as u64;
+        self.run.expected = expected;
+        let run = &mut self.run;
+        self.windows.push(samples, &mut |w| run.window(w))
+    }
+
+    /// Why feeding stopped, when a window failed.
+    pub(crate) fn take_error(&mut self) -> Option<TranscribeError> {
+        self.run.failed.take()
+    }
+
+    /// Transcribes what is left and puts the transcript together.
+    pub(crate) fn finish(
+        mut self,
+        cut_short_ms: Option<u64>,
+    ) -> Result<Transcript, TranscribeError> {
+        if let Some(last) = self.windows.finish() {
+            self.run.window(last);
+        }
+        let mut run = self.run;
+        if let Some(e) = run.failed.take() {
+            return Err(e);
+        }
+        let audio_ms = run.fed * 1000 / u64::from(SAMPLE_RATE_HZ);
+        if run.heard {
+            tracing::info!(
+                audio_ms,
+                whisper_ms = run.whisper_ms,
+                windows = run.windows,
+                "transcribed"
+            );
+        } else {
+            tracing::info!(audio_ms, "no speech detected; whisper not run");
+        }
+        let text = run
+            .segments
+            .iter()
+            .map(|s| s.text.as_str())
+            .collect::<Vec<_>>()
+            .join(" ");
+        let language =
+            (run.heard && run.model.multilingual && run.language != "auto").then_some(run.language);
+        Ok(Transcript {
+            text,
+            segments: run.segments,
+            model: run.model.name.clone(),
+            audio_ms,
+            heard: run.heard,
+            language,
+            cut_short_ms,
+        })
+    }
+}
+
+impl Run<'_> {
+    fn total_ms(&self) -> Option<u64> {
+        self.expected
+            .map(|n| n.max(self.fed) * 1000 / u64::from(SAMPLE_RATE_HZ))
+    }
+
+    /// Transcribes one window; `false` (with the reason kept) when it failed.
+    fn window(&mut self, w: Window) -> bool {
+        match self.transcribe(&w) {
+            Ok(()) => {
+                self.reporter.report(w.end_ms(), self.total_ms(), w.speech);
+                true
+            }
+            Err(e) => {
+                self.failed = Some(e);
+                false
+            }
+        }
+    }
+
+    fn transcribe(&mut self, w: &Window) -> Result<(), TranscribeError> {
+        let options = self.options;
+        let cancelled = || {
+            options
+                .cancel
+                .as_ref()
+                .is_some_and(|c| c.load(Ordering::Relaxed))
+        };
+        if cancelled() {
+            return Err(TranscribeError::Cancelled);
+        }
+        if !w.speech {
+            return Ok(());
+        }
+        self.heard = true;
+        self.windows += 1;
+        let (start_ms, end_ms) = (w.start_ms(), w.end_ms());
+        let started = std::time::Instant::now();
+        if self.state.is_none() {
+            self.state = Some(
+                self.model
+                    .ctx
+                    .create_state()
+                    .map_err(|e| TranscribeError::Whisper(e.to_string()))?,
+            );
+        }
+        let prompt = std::mem::take(&mut self.prompt);
+        let total_ms = self.total_ms();
+        let params = params(
+            self.options,
+            &self.language,
+            &self.reporter,
+            total_ms,
+            w,
+            &prompt,
+        );
+        let samples: Vec<f32> = w.samples.iter().map(|&s| f32::from(s) / 32768.0).collect();
+        let state = self.state.as_mut().expect("made above");
+        if let Err(e) = state.full(params, &samples) {
+            return Err(if cancelled() {
+                TranscribeError::Cancelled
+            } else {
+                TranscribeError::Whisper(e.to_string())
+            });
+        }
+        if cancelled() {
+            return Err(TranscribeError::Cancelled);
+        }
+        let spent = started.elapsed().as_millis() as u64;
+        self.whisper_ms += spent;
+        tracing::debug!(start_ms, end_ms, whisper_ms = spent, "window transcribed");
+        // The prompt is what whisper.cpp itself carries between its own 30 s steps: the
+        // words and their timestamp tokens (without the timestamps, the next window
+        // comes back as one long segment), not the task's special tokens.
+        let (eot, beg) = (self.model.ctx.token_eot(), self.model.ctx.token_beg());
+        for seg in state.as_iter() {
+            for t in 0..seg.n_tokens() {
+                if let Some(id) = seg.get_token(t).map(|t| t.token_id())
+                    && (id < eot || id >= beg)
+                {
+                    self.prompt.push(id);
+                }
+            }
+            let text = seg
+                .to_str_lossy()
+                .map_err(|e| TranscribeError::Whisper(e.to_string()))?
+                .trim()
+                .to_owned();
+            if text.is_empty() {
+                continue;
+            }
+            // whisper's timestamps are in 10 ms units from the window's start.
+            let at = |t: i64| (start_ms + t.max(0) as u64 * 10).clamp(start_ms, end_ms);
+            let start = at(seg.start_timestamp());
+            self.segments.push(Segment {
+                start_ms: start,
+                end_ms: at(seg.end_timestamp()).max(start),
+                text,
+            });
+        }
+        if self.language == "auto"
+            && let Some(lang) = whisper_rs::get_lang_str(state.full_lang_id_from_state())
+        {
+            // Asked once, on the first window with speech; the rest are read in it.
+            self.language = lang.to_owned();
+        }
+        Ok(())
+    }
+}
+
+/// whisper's parameters for window `w` in `language`, prompted with `prompt`.
+fn params<'a>(
+    options: &Options,
+    language: &'a str,
+    reporter: &Reporter,
+    total_ms: Option<u64>,
+    w: &Window,
+    prompt: &'a [c_int],
+) -> FullParams<'a, 'a> {
+    let strategy = match options.beam_size {
+        0 | 1 => SamplingStrategy::Greedy { best_of: 1 },
+        n => SamplingStrategy::BeamSearch {
+            beam_size: n.min(16) as i32,
+            patience: -1.0,
+        },
+    };
+    let mut params = FullParams::new(strategy);
+    params.set_n_threads(super::threads(options.threads));
+    params.set_print_progress(false);
+    params.set_print_realtime(false);
+    params.set_print_special(false);
+    params.set_print_timestamps(false);
+    params.set_language(Some(language));
+    if options.fit_context {
+        // The encoder sees 50 positions per second (1500 for 30 s); pad by a second.
+        let secs = w.samples.len().div_ceil(SAMPLE_RATE_HZ as usize) + 1;
+        let ctx = (secs * 50).clamp(150, 1500);
+        params.set_audio_ctx(ctx as i32);
+        params.set_single_segment(true);
+    }
+    let reporter = reporter.clone();
+    let (start_ms, len_ms) = (w.start_ms(), w.end_ms() - w.start_ms());
+    params.set_progress_callback_safe(move |pct: i32| {
+        let into = len_ms * pct.clamp(0, 100) as u64 / 100;
+        reporter.report(start_ms + into, total_ms, true)
+    });
+    // whisper carries no text between calls on its own; the previous window's words
+    // go in as this one's prompt, and nothing else does.
+    params.set_no_context(true);
+    if !prompt.is_empty() {
+        params.set_tokens(prompt);
+    }
+    if let Some(cancel) = options.cancel.clone() {
+        params.set_abort_callback_safe(abort_when(cancel));
+    }
+    params
+}
+
+/// whisper's abort callback for a cancel flag.
+fn abort_when(cancel: Arc<AtomicBool>) -> Box<dyn FnMut() -> bool> {
+    // whisper-rs 0.16's set_abort_callback_safe boxes the closure as a trait object but
+    // calls it back as the closure's own type; handing it a closure that already is a
+    // `Box<dyn FnMut() -> bool>` makes the two the same type. (A plain closure here reads
+    // garbage and aborts at once: "error code -6".)
+    crate::logging::cancelling(false);
+    Box::new(move || {
+        let stop = cancel.load(Ordering::Relaxed);
+        if stop {
+            crate::logging::cancelling(true);
+        }
+        stop
+    })
+}

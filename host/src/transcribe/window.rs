@@ -1,0 +1,411 @@
+//! Long audio in whisper-sized pieces. whisper reads at most 30 s at a time; a file handed
+//! to it whole is held whole (its samples, their log-mel spectrogram, twice over), so what
+//! it costs grows with the recording. [`Windower`] takes 16 kHz audio as it decodes, runs
+//! the core's detector over it, and hands out windows of at most 30 s, each cut in the
+//! quietest stretch it can find in its last third (the middle of the longest pause the
+//! detector heard, or the quietest frame when the speaker never paused), so no word is cut
+//! in two. Each window says whether it holds speech, so silence is never transcribed.
+
+use yazses_core::endpoint::EndpointConfig;
+use yazses_core::frame::{FRAME_SAMPLES, SAMPLE_RATE_HZ};
+use yazses_core::level::Level;
+use yazses_core::vad::Vad;
+
+/// The longest window, in 10 ms frames: whisper's 30 s.
+pub(crate) const MAX_FRAMES: usize = 3000;
+/// The earliest a window is cut when it must be cut, in frames: 20 s, so windows stay
+/// long enough for whisper to see context.
+pub(crate) const MIN_FRAMES: usize = 2000;
+/// Silence this long (frames) ends a window early, and is split off before a window's
+/// first speech: whisper fed seconds of silence writes things like "[no audio]", and
+/// skipped silence costs nothing.
+const LEAD_SILENCE_FRAMES: usize = 200;
+/// How much of such a silence (frames) stays next to the words: the detector calls
+/// speech a little after it starts.
+const LEAD_MARGIN_FRAMES: usize = 50;
+/// A pause at least this long (frames) is a clear place to cut: the detector's hangover
+/// already ran out inside it, so its middle is well clear of the words on either side.
+const CLEAR_PAUSE_FRAMES: usize = 20;
+/// Where the quietest frame is looked for when a window holds no pause at all: its last
+/// 5 s.
+const QUIET_SEARCH_FRAMES: usize = 500;
+
+/// A stretch of audio for whisper.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Window {
+    /// Where it starts, in 16 kHz samples from the start of the audio.
+    pub start: u64,
+    /// Its samples, at most 30 s.
+    pub samples: Vec<i16>,
+    /// Whether the detector heard at least the endpoint policy's minimum run of speech.
+    pub speech: bool,
+}
+
+impl Window {
+    /// Its start in milliseconds of the audio's own clock.
+    pub fn start_ms(&self) -> u64 {
+        self.start * 1000 / u64::from(SAMPLE_RATE_HZ)
+    }
+
+    /// Its end in milliseconds of the audio's own clock.
+    pub fn end_ms(&self) -> u64 {
+        (self.start + self.samples.len() as u64) * 1000 / u64::from(SAMPLE_RATE_HZ)
+    }
+}
+
+/// What the detector made of one frame.
+#[derive(Clone, Copy, Debug)]
+struct Heard {
+    speech: bool,
+    level: Level,
+}
+
+/// Cuts a stream of 16 kHz audio into [`Window`]s.
+pub(crate) struct Windower {
+    vad: Vad,
+    /// The current window's samples: its whole frames, then a partial one.
+    samples: Vec<i16>,
+    /// The detector's verdict on each whole frame of `samples`.
+    frames: Vec<Heard>,
+    /// Where `samples` starts in the stream.
+    start: u64,
+    /// Whether any frame of the current window is speech.
+    heard_any: bool,
+    /// Frames since the detector last heard speech.
+    quiet_run: usize,
+    min_speech_frames: usize,
+}
+
+impl Default for Windower {
+    fn default() -> Self {
+        Windower::new()
+    }
+}
+
+impl Windower {
+    /// A windower at the start of a stream.
+    pub fn new() -> Windower {
+        Windower {
+            vad: Vad::new(Vad::DEFAULT),
+            samples: Vec::with_capacity(MAX_FRAMES * FRAME_SAMPLES + 8192),
+            frames: Vec::with_capacity(MAX_FRAMES),
+            start: 0,
+            heard_any: false,
+            quiet_run: 0,
+            min_speech_frames: (EndpointConfig::default().min_speech.total_millis() / 10) as usize,
+        }
+    }
+
+    /// Takes more audio; each window it completes goes to `emit`, which answers whether to
+    /// go on. Returns `false` once `emit` has said stop.
+    pub fn push(&mut self, mut samples: &[i16], emit: &mut impl FnMut(Window) -> bool) -> bool {
+        while !samples.is_empty() {
+            // Take no more than fills the window, so the buffer never outgrows 30 s.
+            let room = MAX_FRAMES * FRAME_SAMPLES - self.samples.len();
+            let (now, later) = samples.split_at(room.min(samples.len()));
+            self.samples.extend_from_slice(now);
+            samples = later;
+            while (self.frames.len() + 1) * FRAME_SAMPLES <= self.samples.len() {
+                let at = self.frames.len() * FRAME_SAMPLES;
+                let frame: &[i16; FRAME_SAMPLES] = self.samples[at..at + FRAME_SAMPLES]
+                    .try_into()
+                    .expect("a whole frame");
+                let v = self.vad.process(frame);
+                self.frames.push(Heard {
+                    speech: v.speech,
+                    level: v.level,
+                });
+                self.quiet_run = if v.speech { 0 } else { self.quiet_run + 1 };
+                if self.heard_any && self.quiet_run == LEAD_SILENCE_FRAMES {
+                    // The speaker stopped for a while: the words so far make a window of
+                    // their own, ending a little into the silence.
+                    let cut = self.frames.len() - LEAD_SILENCE_FRAMES + LEAD_MARGIN_FRAMES;
+                    if !emit(self.take(cut)) {
+                        return false;
+                    }
+                }
+                if v.speech && !self.heard_any {
+                    self.heard_any = true;
+                    // A long silence before the first speech goes out on its own (and is
+                    // skipped), so the window starts just before the words.
+                    let first = self.frames.len() - 1;
+                    if first > LEAD_SILENCE_FRAMES && !emit(self.take(first - LEAD_MARGIN_FRAMES)) {
+                        return false;
+                    }
+                }
+            }
+            if self.frames.len() == MAX_FRAMES {
+                let cut = cut_at(&self.frames);
+                if !emit(self.take(cut)) {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    /// The rest of the stream as its last window, if any audio is left.
+    pub fn finish(mut self) -> Option<Window> {
+        (!self.samples.is_empty()).then(|| {
+            let frames = self.frames.len();
+            let mut w = self.take(frames);
+            // A partial frame the detector never saw rides along with the last window.
+            w.samples.append(&mut self.samples);
+            w
+        })
+    }
+
+    /// The first `frames` frames as a window; the rest stays for the next one.
+    fn take(&mut self, frames: usize) -> Window {
+        let speech = has_run(&self.frames[..frames], self.min_speech_frames);
+        let samples: Vec<i16> = self.samples.drain(..frames * FRAME_SAMPLES).collect();
+        self.frames.drain(..frames);
+        let w = Window {
+            start: self.start,
+            samples,
+            speech,
+        };
+        self.start += w.samples.len() as u64;
+        self.heard_any = self.frames.iter().any(|f| f.speech);
+        w
+    }
+}
+
+/// Where to cut a full window, in frames from its start: in the latest pause of at least
+/// [`CLEAR_PAUSE_FRAMES`] after [`MIN_FRAMES`] (late cuts make fewer, fuller windows, each
+/// one whisper encoder run), else in the longest shorter pause there, else just after the
+/// quietest frame of the last [`QUIET_SEARCH_FRAMES`].
+///
+/// Within a pause the cut goes at its quietest frame in the pause's first half: the
+/// detector calls speech over late (its hangover) and starts it late (its onset), so the
+/// end of a pause it reports runs into the next word, while its first half is silence.
+fn cut_at(frames: &[Heard]) -> usize {
+    let mut latest_clear = None;
+    let mut longest: Option<(usize, usize)> = None; // (length, start)
+    let mut run_start = None;
+    for i in MIN_FRAMES..=frames.len() {
+        let quiet = frames.get(i).is_some_and(|f| !f.speech);
+        match (quiet, run_start) {
+            (true, None) => run_start = Some(i),
+            (false, Some(s)) => {
+                let len = i - s;
+                if len >= CLEAR_PAUSE_FRAMES {
+                    latest_clear = Some((len, s));
+                }
+                if longest.is_none_or(|(l, _)| len >= l) {
+                    longest = Some((len, s));
+                }
+                run_start = None;
+            }
+            _ => {}
+        }
+    }
+    if let Some((len, start)) = latest_clear.or(longest) {
+        let first_half = start..start + len.div_ceil(2);
+        let quietest = first_half.min_by_key(|&i| frames[i].level).unwrap_or(start);
+        return quietest.max(1);
+    }
+    let from = frames.len() - QUIET_SEARCH_FRAMES;
+    let quietest = (from..frames.len())
+        .rev()
+        .min_by_key(|&i| frames[i].level)
+        .unwrap_or(frames.len() - 1);
+    // Cut after the quietest frame, so it ends this window.
+    quietest + 1
+}
+
+/// Whether `frames` holds a run of at least `min` speech frames.
+fn has_run(frames: &[Heard], min: usize) -> bool {
+    let mut run = 0;
+    frames.iter().any(|f| {
+        run = if f.speech { run + 1 } else { 0 };
+        run >= min.max(1)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SECOND: usize = SAMPLE_RATE_HZ as usize;
+
+    /// A voice-like tone (a 220 Hz carrier swelling at 4 Hz), as in the gate's own test.
+    fn voice(secs: f32) -> Vec<i16> {
+        let n = (secs * SECOND as f32) as usize;
+        (0..n)
+            .map(|i| {
+                let t = i as f32 / SECOND as f32;
+                (6000.0
+                    * (t * 2.0 * std::f32::consts::PI * 220.0).sin()
+                    * (1.2 + (t * 2.0 * std::f32::consts::PI * 4.0).sin())) as i16
+            })
+            .collect()
+    }
+
+    fn silence(secs: f32) -> Vec<i16> {
+        vec![0; (secs * SECOND as f32) as usize]
+    }
+
+    /// Runs `audio` through a windower in pieces of `piece` samples.
+    fn windows(audio: &[i16], piece: usize) -> Vec<Window> {
+        let mut w = Windower::new();
+        let mut out = Vec::new();
+        for chunk in audio.chunks(piece) {
+            assert!(w.push(chunk, &mut |win| {
+                out.push(win);
+                true
+            }));
+        }
+        out.extend(w.finish());
+        out
+    }
+
+    fn bounds_s(ws: &[Window]) -> Vec<(f32, f32, bool)> {
+        ws.iter()
+            .map(|w| {
+                (
+                    w.start_ms() as f32 / 1000.0,
+                    w.end_ms() as f32 / 1000.0,
+                    w.speech,
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_short_recording_is_one_window_with_every_sample() {
+        let mut audio = silence(1.0);
+        audio.extend(voice(3.0));
+        audio.extend(silence(1.0));
+        audio.push(123); // a partial frame at the end
+        let ws = windows(&audio, 1000);
+        assert_eq!(ws.len(), 1);
+        assert_eq!(ws[0].samples, audio);
+        assert!(ws[0].speech);
+    }
+
+    #[test]
+    fn windows_are_cut_in_the_latest_clear_pause_after_twenty_seconds() {
+        // Speech with pauses of 1 s at 15 s (before 20 s: too early), 0.6 s at 22 s and
+        // 1 s at 25 s: the one at 25 s is the latest clear one.
+        let mut audio = voice(15.0);
+        audio.extend(silence(1.0));
+        audio.extend(voice(6.0));
+        audio.extend(silence(0.6));
+        audio.extend(voice(2.4));
+        audio.extend(silence(1.0));
+        audio.extend(voice(10.0));
+        let ws = windows(&audio, 4410);
+        assert_eq!(ws.len(), 2, "{:?}", bounds_s(&ws));
+        let cut = ws[0].end_ms();
+        // Where the detector's pause starts and ends differs from the silence's own edges
+        // (hangover, onset); the cut must fall inside the silence.
+        assert!((25_000..=26_000).contains(&cut), "cut at {cut} ms");
+        assert_eq!(ws[1].start_ms(), cut);
+        let joined: Vec<i16> = ws.iter().flat_map(|w| w.samples.clone()).collect();
+        assert_eq!(joined, audio);
+    }
+
+    /// Frames for `cut_at`: speech everywhere except the `(from, to)` frame ranges,
+    /// with the frame at `quiet` the quietest.
+    fn heard(pauses: &[(usize, usize)], quiet: usize) -> Vec<Heard> {
+        (0..MAX_FRAMES)
+            .map(|i| Heard {
+                speech: !pauses.iter().any(|&(a, b)| (a..b).contains(&i)),
+                level: Level(if i == quiet { 100 } else { 1000 }),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_cut_is_the_latest_clear_pause_then_the_longest_short_one_then_the_quietest_frame() {
+        // Clear pauses at 21 s and 26 s, a longer one at 14 s (too early): 26 s wins, at
+        // its first frame when the pause is equally quiet throughout.
+        assert_eq!(
+            cut_at(&heard(&[(1400, 1500), (2100, 2140), (2600, 2630)], 0)),
+            2600
+        );
+        // At the pause's quietest frame in its first half...
+        assert_eq!(cut_at(&heard(&[(2600, 2630)], 2610)), 2610);
+        // ...not in its second half, where the next word may already have begun.
+        assert_eq!(cut_at(&heard(&[(2600, 2630)], 2620)), 2600);
+        // Only short pauses after 20 s: the longest of them.
+        assert_eq!(
+            cut_at(&heard(&[(2200, 2210), (2500, 2515), (2900, 2905)], 2503)),
+            2503
+        );
+        // A pause still going when the window is full counts up to the window's end.
+        assert_eq!(cut_at(&heard(&[(2900, 3000)], 2940)), 2940);
+        // No pause at all: just after the quietest frame of the last 5 s.
+        assert_eq!(cut_at(&heard(&[], 2700)), 2701);
+        // A quieter frame before the last 5 s is not looked at.
+        assert!(cut_at(&heard(&[], 2400)) > 2500);
+    }
+
+    #[test]
+    fn silence_makes_windows_without_speech_and_no_window_passes_thirty_seconds() {
+        let mut audio = silence(65.0);
+        audio.extend(voice(5.0));
+        audio.extend(silence(65.0));
+        let ws = windows(&audio, 16_000);
+        assert!(ws.iter().all(|w| w.samples.len() <= 30 * SECOND));
+        let speech: Vec<_> = ws
+            .iter()
+            .filter(|w| w.speech)
+            .map(|w| w.start_ms())
+            .collect();
+        assert_eq!(speech.len(), 1, "{:?}", bounds_s(&ws));
+        let total: usize = ws.iter().map(|w| w.samples.len()).sum();
+        assert_eq!(total, audio.len());
+    }
+
+    #[test]
+    fn a_caller_that_says_stop_gets_no_more_windows() {
+        let audio = silence(100.0);
+        let mut w = Windower::new();
+        let mut seen = 0;
+        let went_on = w.push(&audio, &mut |_| {
+            seen += 1;
+            false
+        });
+        assert!(!went_on);
+        assert_eq!(seen, 1);
+    }
+
+    #[test]
+    fn silence_and_a_click_hold_no_speech_but_a_voice_does() {
+        assert!(!windows(&silence(3.0), 1600)[0].speech);
+        let mut click = silence(2.0);
+        click[16_000..16_040].fill(20_000);
+        assert!(!windows(&click, 1600)[0].speech);
+        let mut burst = silence(1.0);
+        burst.extend(voice(1.0));
+        burst.extend(silence(1.0));
+        assert!(windows(&burst, 1600)[0].speech);
+    }
+
+    #[test]
+    fn a_long_silence_ends_a_window_and_the_next_starts_just_before_the_words() {
+        let mut audio = voice(5.0);
+        audio.extend(silence(12.0));
+        audio.extend(voice(5.0));
+        audio.extend(silence(1.0));
+        let ws = windows(&audio, 16_000);
+        let speech: Vec<_> = ws.iter().filter(|w| w.speech).collect();
+        assert_eq!(speech.len(), 2, "{:?}", bounds_s(&ws));
+        // The first ends about half a second into the silence...
+        assert!(
+            (5_200..6_000).contains(&speech[0].end_ms()),
+            "{:?}",
+            bounds_s(&ws)
+        );
+        // ...and the second starts about half a second before its words.
+        assert!(
+            (16_000..17_000).contains(&speech[1].start_ms()),
+            "{:?}",
+            bounds_s(&ws)
+        );
+        let total: usize = ws.iter().map(|w| w.samples.len()).sum();
+        assert_eq!(total, audio.len());
+    }
+}
