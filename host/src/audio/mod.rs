@@ -227,6 +227,23 @@ pub fn stream(path: &Path, limits: &Limits, tap: Tap<'_>) -> Result<Streamed, Au
     })
 }
 
+/// Streams a whole file held in memory through `tap`, as [`stream`] does a file on disk;
+/// `path` names it in errors and its extension helps recognise the format.
+pub fn stream_bytes(
+    bytes: Vec<u8>,
+    path: &Path,
+    limits: &Limits,
+    tap: Tap<'_>,
+) -> Result<Streamed, AudioError> {
+    let len = bytes.len() as u64;
+    let audio = decode_source(io::Cursor::new(bytes), len, path, limits, Some(tap))?;
+    Ok(Streamed {
+        source_rate: audio.source_rate,
+        source_channels: audio.source_channels,
+        cut_short_ms: audio.cut_short_ms,
+    })
+}
+
 /// Opens a regular file within the size cap, with its length.
 fn open(path: &Path, limits: &Limits) -> Result<(fs::File, u64), AudioError> {
     let io_err = |source| AudioError::Io {

@@ -178,14 +178,7 @@ impl Run<'_> {
     }
 
     fn transcribe(&mut self, w: &Window) -> Result<(), TranscribeError> {
-        let options = self.options;
-        let cancelled = || {
-            options
-                .cancel
-                .as_ref()
-                .is_some_and(|c| c.load(Ordering::Relaxed))
-        };
-        if cancelled() {
+        if self.cancelled() {
             return Err(TranscribeError::Cancelled);
         }
         if !w.speech {
@@ -193,7 +186,39 @@ impl Run<'_> {
         }
         self.heard = true;
         self.windows += 1;
-        let (start_ms, end_ms) = (w.start_ms(), w.end_ms());
+        // whisper sometimes ends its answer early (an end-of-text token after the first
+        // sentences) and drops the rest of the window; where the detector heard speech in
+        // what it left out, that part goes through again on its own.
+        let mut from = 0;
+        for _ in 0..=MAX_RETRIES {
+            let covered = self.transcribe_part(w, from)?;
+            let tail = w.samples.len().saturating_sub(covered);
+            if covered <= from || tail < RETRY_TAIL_SAMPLES || !w.speech_from(covered) {
+                break;
+            }
+            tracing::debug!(
+                at_ms = w.start_ms() + covered as u64 / 16,
+                "whisper left out speech at the end of a window; transcribing it again"
+            );
+            from = covered;
+        }
+        Ok(())
+    }
+
+    fn cancelled(&self) -> bool {
+        self.options
+            .cancel
+            .as_ref()
+            .is_some_and(|c| c.load(Ordering::Relaxed))
+    }
+
+    /// Transcribes window `w` from sample `from` on; returns how far (in samples of the
+    /// window) its segments reach.
+    fn transcribe_part(&mut self, w: &Window, from: usize) -> Result<usize, TranscribeError> {
+        let part = &w.samples[from..];
+        let rate = u64::from(SAMPLE_RATE_HZ);
+        let start_ms = (w.start + from as u64) * 1000 / rate;
+        let end_ms = w.end_ms();
         let started = std::time::Instant::now();
         if self.state.is_none() {
             self.state = Some(
@@ -210,10 +235,17 @@ impl Run<'_> {
             &self.language,
             &self.reporter,
             total_ms,
-            w,
+            (start_ms, end_ms),
             &prompt,
         );
-        let samples: Vec<f32> = w.samples.iter().map(|&s| f32::from(s) / 32768.0).collect();
+        let samples: Vec<f32> = part.iter().map(|&s| f32::from(s) / 32768.0).collect();
+        let options = self.options;
+        let cancelled = || {
+            options
+                .cancel
+                .as_ref()
+                .is_some_and(|c| c.load(Ordering::Relaxed))
+        };
         let state = self.state.as_mut().expect("made above");
         if let Err(e) = state.full(params, &samples) {
             return Err(if cancelled() {
@@ -232,6 +264,7 @@ impl Run<'_> {
         // words and their timestamp tokens (without the timestamps, the next window
         // comes back as one long segment), not the task's special tokens.
         let (eot, beg) = (self.model.ctx.token_eot(), self.model.ctx.token_beg());
+        let mut reached_ms = start_ms;
         for seg in state.as_iter() {
             for t in 0..seg.n_tokens() {
                 if let Some(id) = seg.get_token(t).map(|t| t.token_id())
@@ -248,12 +281,14 @@ impl Run<'_> {
             if text.is_empty() {
                 continue;
             }
-            // whisper's timestamps are in 10 ms units from the window's start.
+            // whisper's timestamps are in 10 ms units from the part's start.
             let at = |t: i64| (start_ms + t.max(0) as u64 * 10).clamp(start_ms, end_ms);
             let start = at(seg.start_timestamp());
+            let end = at(seg.end_timestamp()).max(start);
+            reached_ms = reached_ms.max(end);
             self.segments.push(Segment {
                 start_ms: start,
-                end_ms: at(seg.end_timestamp()).max(start),
+                end_ms: end,
                 text,
             });
         }
@@ -263,17 +298,24 @@ impl Run<'_> {
             // Asked once, on the first window with speech; the rest are read in it.
             self.language = lang.to_owned();
         }
-        Ok(())
+        let reached = ((reached_ms * rate / 1000).saturating_sub(w.start)) as usize;
+        Ok(reached.min(w.samples.len()))
     }
 }
 
-/// whisper's parameters for window `w` in `language`, prompted with `prompt`.
+/// How often one window's left-out tail is transcribed again, at most.
+const MAX_RETRIES: usize = 2;
+/// A left-out tail shorter than this (2 s) is not worth another whisper run.
+const RETRY_TAIL_SAMPLES: usize = 2 * SAMPLE_RATE_HZ as usize;
+
+/// whisper's parameters for the audio from `start_ms` to `end_ms` in `language`, prompted
+/// with `prompt`.
 fn params<'a>(
     options: &Options,
     language: &'a str,
     reporter: &Reporter,
     total_ms: Option<u64>,
-    w: &Window,
+    (start_ms, end_ms): (u64, u64),
     prompt: &'a [c_int],
 ) -> FullParams<'a, 'a> {
     let strategy = match options.beam_size {
@@ -292,13 +334,13 @@ fn params<'a>(
     params.set_language(Some(language));
     if options.fit_context {
         // The encoder sees 50 positions per second (1500 for 30 s); pad by a second.
-        let secs = w.samples.len().div_ceil(SAMPLE_RATE_HZ as usize) + 1;
+        let secs = (end_ms - start_ms).div_ceil(1000) as usize + 1;
         let ctx = (secs * 50).clamp(150, 1500);
         params.set_audio_ctx(ctx as i32);
         params.set_single_segment(true);
     }
     let reporter = reporter.clone();
-    let (start_ms, len_ms) = (w.start_ms(), w.end_ms() - w.start_ms());
+    let len_ms = end_ms - start_ms;
     params.set_progress_callback_safe(move |pct: i32| {
         let into = len_ms * pct.clamp(0, 100) as u64 / 100;
         reporter.report(start_ms + into, total_ms, true)

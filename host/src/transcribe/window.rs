@@ -39,6 +39,8 @@ pub(crate) struct Window {
     pub samples: Vec<i16>,
     /// Whether the detector heard at least the endpoint policy's minimum run of speech.
     pub speech: bool,
+    /// Where in the window (in 10 ms frames) each run of speech the detector heard lies.
+    pub runs: Vec<std::ops::Range<usize>>,
 }
 
 impl Window {
@@ -50,6 +52,16 @@ impl Window {
     /// Its end in milliseconds of the audio's own clock.
     pub fn end_ms(&self) -> u64 {
         (self.start + self.samples.len() as u64) * 1000 / u64::from(SAMPLE_RATE_HZ)
+    }
+
+    /// Whether the detector heard speech (a run of the policy's minimum) after sample `at`
+    /// of the window.
+    pub fn speech_from(&self, at: usize) -> bool {
+        let frame = at / FRAME_SAMPLES;
+        let min = (EndpointConfig::default().min_speech.total_millis() / 10) as usize;
+        self.runs
+            .iter()
+            .any(|r| r.end > frame && r.end - r.start.max(frame) >= min)
     }
 }
 
@@ -158,12 +170,14 @@ impl Windower {
     /// The first `frames` frames as a window; the rest stays for the next one.
     fn take(&mut self, frames: usize) -> Window {
         let speech = has_run(&self.frames[..frames], self.min_speech_frames);
+        let runs = speech_runs(&self.frames[..frames]);
         let samples: Vec<i16> = self.samples.drain(..frames * FRAME_SAMPLES).collect();
         self.frames.drain(..frames);
         let w = Window {
             start: self.start,
             samples,
             speech,
+            runs,
         };
         self.start += w.samples.len() as u64;
         self.heard_any = self.frames.iter().any(|f| f.speech);
@@ -212,6 +226,24 @@ fn cut_at(frames: &[Heard]) -> usize {
         .unwrap_or(frames.len() - 1);
     // Cut after the quietest frame, so it ends this window.
     quietest + 1
+}
+
+/// The runs of speech frames in `frames`.
+fn speech_runs(frames: &[Heard]) -> Vec<std::ops::Range<usize>> {
+    let mut runs = Vec::new();
+    let mut start = None;
+    for (i, f) in frames.iter().enumerate() {
+        match (f.speech, start) {
+            (true, None) => start = Some(i),
+            (false, Some(s)) => {
+                runs.push(s..i);
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    runs.extend(start.map(|s| s..frames.len()));
+    runs
 }
 
 /// Whether `frames` holds a run of at least `min` speech frames.
@@ -407,5 +439,20 @@ mod tests {
         );
         let total: usize = ws.iter().map(|w| w.samples.len()).sum();
         assert_eq!(total, audio.len());
+    }
+
+    #[test]
+    fn a_window_says_where_after_a_point_it_heard_speech() {
+        let mut audio = voice(3.0);
+        audio.extend(silence(4.0));
+        audio.extend(voice(2.0));
+        audio.extend(silence(1.0));
+        let ws = windows(&audio, 16_000);
+        let second = ws.iter().rfind(|w| w.speech).unwrap();
+        assert!(second.speech_from(0));
+        assert!(!second.speech_from(second.samples.len() - 8000));
+        let first = &ws[0];
+        assert!(first.speech_from(0));
+        assert!(!first.speech_from(first.samples.len()), "{:?}", first.runs);
     }
 }

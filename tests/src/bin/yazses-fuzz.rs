@@ -1,7 +1,8 @@
 //! A mutation fuzzer for the parsers that read what others send us, run for a fixed time:
 //!
-//! - `audio`: every audio format, through the same entry point as a file given to
-//!   `yazses transcribe` ([`yazses::audio::decode_bytes`]);
+//! - `audio`: every audio format, both ways a file is read: kept whole
+//!   ([`yazses::audio::decode_bytes`]) and streamed piece by piece as `yazses transcribe`
+//!   reads it ([`yazses::audio::stream_bytes`]), which must agree sample for sample;
 //! - `jsonrpc`: the MCP server's line discipline ([`yazses::mcp::lines`]), one line at a
 //!   time and as a stream of lines.
 //!
@@ -17,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use yazses::audio::{Limits, decode_bytes};
+use yazses::audio::{Chunk, Limits, decode_bytes, stream_bytes};
 use yazses::mcp::lines::{self, Line};
 use yazses_tests::rng::Rng;
 
@@ -95,7 +96,28 @@ fn audio(input: &[u8], rng: &mut Rng) -> Verdict {
         max_secs: 30,
         accept_partial: rng.below(2) == 0,
     };
-    match decode_bytes(input.to_vec(), Path::new(&name), &limits) {
+    let decoded = decode_bytes(input.to_vec(), Path::new(&name), &limits);
+    // The streaming path (what `transcribe` uses) must hand over exactly what the keeping
+    // path keeps, and fail where it fails.
+    let mut tapped = Vec::new();
+    let streamed = stream_bytes(
+        input.to_vec(),
+        Path::new(&name),
+        &limits,
+        &mut |c: Chunk<'_>| {
+            tapped.extend_from_slice(c.samples);
+            true
+        },
+    );
+    match (&decoded, &streamed) {
+        (Ok(a), Ok(s)) if a.samples != tapped || a.cut_short_ms != s.cut_short_ms => {
+            return Err("streaming handed over other audio than decoding kept".into());
+        }
+        (Ok(_), Err(e)) => return Err(format!("streaming failed where decoding did not: {e}")),
+        (Err(e), Ok(_)) => return Err(format!("decoding failed where streaming did not: {e}")),
+        _ => {}
+    }
+    match decoded {
         Err(e) if e.to_string().is_empty() => Err("an error without words".into()),
         Err(_) => Ok(()),
         Ok(a) if a.samples.is_empty() => Err("success with no audio".into()),
