@@ -206,10 +206,7 @@ impl Run<'_> {
     }
 
     fn cancelled(&self) -> bool {
-        self.options
-            .cancel
-            .as_ref()
-            .is_some_and(|c| c.load(Ordering::Relaxed))
+        cancelled(self.options)
     }
 
     /// Transcribes window `w` from sample `from` on; returns how far (in samples of the
@@ -240,21 +237,15 @@ impl Run<'_> {
         );
         let samples: Vec<f32> = part.iter().map(|&s| f32::from(s) / 32768.0).collect();
         let options = self.options;
-        let cancelled = || {
-            options
-                .cancel
-                .as_ref()
-                .is_some_and(|c| c.load(Ordering::Relaxed))
-        };
         let state = self.state.as_mut().expect("made above");
         if let Err(e) = state.full(params, &samples) {
-            return Err(if cancelled() {
+            return Err(if cancelled(options) {
                 TranscribeError::Cancelled
             } else {
                 TranscribeError::Whisper(e.to_string())
             });
         }
-        if cancelled() {
+        if cancelled(options) {
             return Err(TranscribeError::Cancelled);
         }
         let spent = started.elapsed().as_millis() as u64;
@@ -355,6 +346,14 @@ fn params<'a>(
         params.set_abort_callback_safe(abort_when(cancel));
     }
     params
+}
+
+/// Whether the caller has asked to stop.
+fn cancelled(options: &Options) -> bool {
+    options
+        .cancel
+        .as_ref()
+        .is_some_and(|c| c.load(Ordering::Relaxed))
 }
 
 /// whisper's abort callback for a cancel flag.
