@@ -213,18 +213,24 @@ pub struct Streamed {
     pub cut_short_ms: Option<u64>,
 }
 
+impl Streamed {
+    /// What a tapped decode's (sample-less) [`Audio`] says of the file.
+    fn of(audio: Audio) -> Streamed {
+        Streamed {
+            source_rate: audio.source_rate,
+            source_channels: audio.source_channels,
+            cut_short_ms: audio.cut_short_ms,
+        }
+    }
+}
+
 /// Reads an audio file as [`read`] does, but hands the 16 kHz audio to `tap` piece by
 /// piece as it decodes instead of keeping it: a file of any length costs the decoder's
 /// buffers, a few kilobytes. The checks are [`read`]'s; one that only the end of the file
 /// can fail (a cut-short tail) fails after the tap has had what came before it.
 pub fn stream(path: &Path, limits: &Limits, tap: Tap<'_>) -> Result<Streamed, AudioError> {
     let file = open(path, limits)?;
-    let audio = decode_source(file.0, file.1, path, limits, Some(tap))?;
-    Ok(Streamed {
-        source_rate: audio.source_rate,
-        source_channels: audio.source_channels,
-        cut_short_ms: audio.cut_short_ms,
-    })
+    decode_source(file.0, file.1, path, limits, Some(tap)).map(Streamed::of)
 }
 
 /// Streams a whole file held in memory through `tap`, as [`stream`] does a file on disk;
@@ -236,12 +242,7 @@ pub fn stream_bytes(
     tap: Tap<'_>,
 ) -> Result<Streamed, AudioError> {
     let len = bytes.len() as u64;
-    let audio = decode_source(io::Cursor::new(bytes), len, path, limits, Some(tap))?;
-    Ok(Streamed {
-        source_rate: audio.source_rate,
-        source_channels: audio.source_channels,
-        cut_short_ms: audio.cut_short_ms,
-    })
+    decode_source(io::Cursor::new(bytes), len, path, limits, Some(tap)).map(Streamed::of)
 }
 
 /// Opens a regular file within the size cap, with its length.
@@ -529,7 +530,7 @@ mod tests {
     fn wav_file(name: &str, secs: usize) -> (Scratch, PathBuf) {
         let path = std::env::temp_dir().join(format!("yazses-{}-{name}", std::process::id()));
         let samples: Vec<i16> = (0..48_000 * 2 * secs)
-            .map(|i| ((i / 2) as f32 * 0.05).sin().mul_add(8000.0, 0.0) as i16)
+            .map(|i| (((i / 2) as f32 * 0.05).sin() * 8000.0) as i16)
             .collect();
         std::fs::write(&path, wav_bytes(spec(48_000, 2), &samples)).unwrap();
         (Scratch(path.clone()), path)

@@ -167,7 +167,8 @@ impl Run<'_> {
     fn window(&mut self, w: Window) -> bool {
         match self.transcribe(&w) {
             Ok(()) => {
-                self.reporter.report(w.end_ms(), self.total_ms(), w.speech);
+                self.reporter
+                    .report(w.end_ms(), self.total_ms(), w.speech());
                 true
             }
             Err(e) => {
@@ -181,7 +182,7 @@ impl Run<'_> {
         if self.cancelled() {
             return Err(TranscribeError::Cancelled);
         }
-        if !w.speech {
+        if !w.speech() {
             return Ok(());
         }
         self.heard = true;

@@ -37,8 +37,6 @@ pub(crate) struct Window {
     pub start: u64,
     /// Its samples, at most 30 s.
     pub samples: Vec<i16>,
-    /// Whether the detector heard at least the endpoint policy's minimum run of speech.
-    pub speech: bool,
     /// Where in the window (in 10 ms frames) each run of speech the detector heard lies.
     pub runs: Vec<std::ops::Range<usize>>,
 }
@@ -54,11 +52,16 @@ impl Window {
         (self.start + self.samples.len() as u64) * 1000 / u64::from(SAMPLE_RATE_HZ)
     }
 
+    /// Whether the detector heard at least the endpoint policy's minimum run of speech.
+    pub fn speech(&self) -> bool {
+        self.speech_from(0)
+    }
+
     /// Whether the detector heard speech (a run of the policy's minimum) after sample `at`
     /// of the window.
     pub fn speech_from(&self, at: usize) -> bool {
         let frame = at / FRAME_SAMPLES;
-        let min = (EndpointConfig::default().min_speech.total_millis() / 10) as usize;
+        let min = min_speech_frames();
         self.runs
             .iter()
             .any(|r| r.end > frame && r.end - r.start.max(frame) >= min)
@@ -85,7 +88,6 @@ pub(crate) struct Windower {
     heard_any: bool,
     /// Frames since the detector last heard speech.
     quiet_run: usize,
-    min_speech_frames: usize,
 }
 
 impl Default for Windower {
@@ -104,7 +106,6 @@ impl Windower {
             start: 0,
             heard_any: false,
             quiet_run: 0,
-            min_speech_frames: (EndpointConfig::default().min_speech.total_millis() / 10) as usize,
         }
     }
 
@@ -169,14 +170,12 @@ impl Windower {
 
     /// The first `frames` frames as a window; the rest stays for the next one.
     fn take(&mut self, frames: usize) -> Window {
-        let speech = has_run(&self.frames[..frames], self.min_speech_frames);
         let runs = speech_runs(&self.frames[..frames]);
         let samples: Vec<i16> = self.samples.drain(..frames * FRAME_SAMPLES).collect();
         self.frames.drain(..frames);
         let w = Window {
             start: self.start,
             samples,
-            speech,
             runs,
         };
         self.start += w.samples.len() as u64;
@@ -246,13 +245,9 @@ fn speech_runs(frames: &[Heard]) -> Vec<std::ops::Range<usize>> {
     runs
 }
 
-/// Whether `frames` holds a run of at least `min` speech frames.
-fn has_run(frames: &[Heard], min: usize) -> bool {
-    let mut run = 0;
-    frames.iter().any(|f| {
-        run = if f.speech { run + 1 } else { 0 };
-        run >= min.max(1)
-    })
+/// The shortest run of speech frames that counts as speech: the endpoint policy's.
+fn min_speech_frames() -> usize {
+    (EndpointConfig::default().min_speech.total_millis() / 10).max(1) as usize
 }
 
 #[cfg(test)]
@@ -298,7 +293,7 @@ mod tests {
                 (
                     w.start_ms() as f32 / 1000.0,
                     w.end_ms() as f32 / 1000.0,
-                    w.speech,
+                    w.speech(),
                 )
             })
             .collect()
@@ -313,7 +308,7 @@ mod tests {
         let ws = windows(&audio, 1000);
         assert_eq!(ws.len(), 1);
         assert_eq!(ws[0].samples, audio);
-        assert!(ws[0].speech);
+        assert!(ws[0].speech());
     }
 
     #[test]
@@ -383,7 +378,7 @@ mod tests {
         assert!(ws.iter().all(|w| w.samples.len() <= 30 * SECOND));
         let speech: Vec<_> = ws
             .iter()
-            .filter(|w| w.speech)
+            .filter(|w| w.speech())
             .map(|w| w.start_ms())
             .collect();
         assert_eq!(speech.len(), 1, "{:?}", bounds_s(&ws));
@@ -406,14 +401,14 @@ mod tests {
 
     #[test]
     fn silence_and_a_click_hold_no_speech_but_a_voice_does() {
-        assert!(!windows(&silence(3.0), 1600)[0].speech);
+        assert!(!windows(&silence(3.0), 1600)[0].speech());
         let mut click = silence(2.0);
         click[16_000..16_040].fill(20_000);
-        assert!(!windows(&click, 1600)[0].speech);
+        assert!(!windows(&click, 1600)[0].speech());
         let mut burst = silence(1.0);
         burst.extend(voice(1.0));
         burst.extend(silence(1.0));
-        assert!(windows(&burst, 1600)[0].speech);
+        assert!(windows(&burst, 1600)[0].speech());
     }
 
     #[test]
@@ -423,7 +418,7 @@ mod tests {
         audio.extend(voice(5.0));
         audio.extend(silence(1.0));
         let ws = windows(&audio, 16_000);
-        let speech: Vec<_> = ws.iter().filter(|w| w.speech).collect();
+        let speech: Vec<_> = ws.iter().filter(|w| w.speech()).collect();
         assert_eq!(speech.len(), 2, "{:?}", bounds_s(&ws));
         // The first ends about half a second into the silence...
         assert!(
@@ -448,7 +443,7 @@ mod tests {
         audio.extend(voice(2.0));
         audio.extend(silence(1.0));
         let ws = windows(&audio, 16_000);
-        let second = ws.iter().rfind(|w| w.speech).unwrap();
+        let second = ws.iter().rfind(|w| w.speech()).unwrap();
         assert!(second.speech_from(0));
         assert!(!second.speech_from(second.samples.len() - 8000));
         let first = &ws[0];
