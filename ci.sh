@@ -103,10 +103,10 @@ test)
     exit 1
   fi
   # The dictation tests type into an xterm on Xvfb, under a US and a German layout, and
-  # into a foot on a headless sway.
-  for tool in Xvfb xterm setxkbmap xclip sway foot wtype wl-copy; do
+  # into a foot on a headless sway; the Wayland hotkey's portal runs on a private D-Bus.
+  for tool in Xvfb xterm setxkbmap xclip sway foot wtype wl-copy dbus-daemon; do
     if ! command -v "$tool" >/dev/null; then
-      echo "./ci.sh test needs $tool for the dictation typing tests: sudo apt-get install xvfb xterm x11-xkb-utils xclip sway foot wtype wl-clipboard" >&2
+      echo "./ci.sh test needs $tool for the dictation tests: sudo apt-get install xvfb xterm x11-xkb-utils xclip sway foot wtype wl-clipboard dbus-daemon" >&2
       exit 1
     fi
   done

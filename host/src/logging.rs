@@ -51,8 +51,9 @@ fn cancellation_noise(target: &str, level: &Level) -> bool {
 /// Installs the stderr logger.
 pub fn init() {
     let level = EnvFilter::try_from_env("YAZSES_LOG")
-        // symphonia logs every failed probe as an error; our own error says it better.
-        .unwrap_or_else(|_| "warn,symphonia=off".into());
+        // symphonia logs every failed probe as an error, and zbus warns of a missing portal
+        // before yazses' own error says what to do about it.
+        .unwrap_or_else(|_| "warn,symphonia=off,zbus=error".into());
     let content = content_allowed();
     let guard = FilterFn::new(move |meta| {
         (content || without_content(meta.target(), meta.level()))

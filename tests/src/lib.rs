@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+pub mod portal;
 pub mod pty;
 pub mod rng;
 pub mod stdio_client;

@@ -73,6 +73,8 @@ enum Screen<'a> {
     X11(&'a str),
     /// A Wayland compositor.
     Wayland(&'a yazses_tests::wayland::Sway),
+    /// A Wayland session whose only part is the D-Bus session bus with its portal.
+    Portal(&'a yazses_tests::portal::Bus),
 }
 
 /// Starts `yazses dictate --output OUTPUT` on `screen` and waits until its socket answers.
@@ -93,6 +95,7 @@ fn start_dictation(runtime: &Path, config: &Path, output: &str, screen: Screen) 
         Screen::X11(d) => command.env("DISPLAY", d).env_remove("WAYLAND_DISPLAY"),
         Screen::None => command.env_remove("DISPLAY").env_remove("WAYLAND_DISPLAY"),
         Screen::Wayland(_) => &mut command,
+        Screen::Portal(bus) => portal_session(&mut command, bus),
     };
     let child = Dictation(command.spawn().unwrap());
     let deadline = Instant::now() + Duration::from_secs(30);
@@ -313,6 +316,80 @@ fn the_x11_hotkey_toggles_a_dictation() {
     let words = line.to_lowercase();
     assert!(words.contains("smaller model"), "{line}");
     drop(dictation);
+}
+
+/// `command` as in a Wayland session whose session bus is `bus`.
+fn portal_session<'c>(
+    command: &'c mut Command,
+    bus: &yazses_tests::portal::Bus,
+) -> &'c mut Command {
+    command
+        .env("WAYLAND_DISPLAY", "wayland-yazses-test")
+        .env_remove("DISPLAY")
+        .env("DBUS_SESSION_BUS_ADDRESS", &bus.address)
+}
+
+/// The `hotkey` trigger on Wayland: bound through the GlobalShortcuts portal with the
+/// configured key as the preferred trigger; the desktop's press toggles a dictation on,
+/// the next one ends it and the words come out.
+#[test]
+fn the_wayland_hotkey_is_bound_through_the_global_shortcuts_portal() {
+    let runtime = runtime_dir("dictate-portal");
+    let bus = yazses_tests::portal::Bus::start(&runtime);
+    let portal = yazses_tests::portal::Portal::serve(&bus, true);
+    let cfg = config("portal");
+    let mut text = std::fs::read_to_string(&cfg).unwrap();
+    text.push_str("[dictate]\ntrigger = [\"command\", \"hotkey\"]\nhotkey = \"super+shift+d\"\n");
+    std::fs::write(&cfg, text).unwrap();
+    let mut dictation = start_dictation(&runtime, &cfg, "stdout", Screen::Portal(&bus));
+    let bound = portal.bindings();
+    assert_eq!(bound.len(), 1, "{bound:?}");
+    assert_eq!(bound[0].id, "dictate-toggle");
+    assert_eq!(bound[0].preferred_trigger, "SHIFT+LOGO+d");
+
+    portal.press(&bound[0]);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while said(&yazses(&runtime, &cfg, &["dictate", "status"])) != "listening" {
+        assert!(
+            Instant::now() < deadline,
+            "the portal's press did not start a dictation"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_secs(7));
+    portal.press(&bound[0]);
+    let line = first_line(&mut dictation);
+    assert!(line.to_lowercase().contains("smaller model"), "{line}");
+    drop(dictation);
+}
+
+/// A Wayland desktop without the GlobalShortcuts portal, or with no portal at all: the
+/// hotkey is refused at start, pointing to `yazses dictate toggle`.
+#[test]
+fn the_wayland_hotkey_without_a_shortcuts_portal_is_refused_pointing_to_toggle() {
+    for offers_a_portal in [true, false] {
+        let runtime = runtime_dir("dictate-noportal");
+        let bus = yazses_tests::portal::Bus::start(&runtime);
+        let _portal = offers_a_portal.then(|| yazses_tests::portal::Portal::serve(&bus, false));
+        let cfg = config("noportal");
+        let mut text = std::fs::read_to_string(&cfg).unwrap();
+        text.push_str("[dictate]\ntrigger = \"hotkey\"\n");
+        std::fs::write(&cfg, text).unwrap();
+        let mut command = Command::new(yazses_bin());
+        command
+            .arg("--config")
+            .arg(&cfg)
+            .args(["dictate", "--output", "stdout"])
+            .env("YAZSES_RUNTIME_DIR", &runtime)
+            .stdin(Stdio::null());
+        let out = portal_session(&mut command, &bus).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{err}");
+        assert!(
+            err.contains("no GlobalShortcuts portal") && err.contains("yazses dictate toggle"),
+            "portal there: {offers_a_portal}: {err}"
+        );
+    }
 }
 
 /// A dictation process with the `dongle` trigger on a real pty, the simulator playing

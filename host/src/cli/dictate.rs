@@ -55,16 +55,12 @@ pub enum DictateAction {
     Status,
 }
 
-/// Grabs the configured hotkey on X11, or says why not.
-fn grab_hotkey(name: &str) -> anyhow::Result<hotkey::Grab> {
-    let key = hotkey::Hotkey::parse(name).map_err(|e| anyhow::anyhow!("dictate.hotkey: {e}"))?;
-    let x11 = std::env::var_os("DISPLAY").is_some_and(|v| !v.is_empty());
-    if !x11 && std::env::var_os("WAYLAND_DISPLAY").is_some() {
-        anyhow::bail!(
-            "dictate.trigger \"hotkey\" works on X11 only in this version (the Wayland GlobalShortcuts portal is not built yet); bind a key to `yazses dictate toggle` in the desktop's shortcut settings"
-        );
-    }
-    hotkey::Grab::new(key, None, name).map_err(anyhow::Error::msg)
+/// Binds the configured hotkey on the session's desktop, or says why not.
+fn bind_hotkey(name: &str) -> anyhow::Result<hotkey::Listener> {
+    let listener =
+        hotkey::Listener::bind(name).map_err(|e| anyhow::anyhow!("dictate.hotkey: {e}"))?;
+    eprintln!("yazses: hotkey {}", listener.describe(name));
+    Ok(listener)
 }
 
 pub(super) fn run(args: DictateArgs, config: &config::Config) -> anyhow::Result<()> {
@@ -83,7 +79,7 @@ pub(super) fn run(args: DictateArgs, config: &config::Config) -> anyhow::Result<
     let mut grab = None;
     for trigger in &d.trigger {
         if *trigger == Trigger::Hotkey {
-            grab = Some(grab_hotkey(&d.hotkey)?);
+            grab = Some(bind_hotkey(&d.hotkey)?);
         }
     }
     let deliver: Box<dyn Deliver> = match d.output {

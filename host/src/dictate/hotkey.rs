@@ -1,10 +1,11 @@
-//! The `hotkey` trigger on X11: a passive key grab on the root window. A press of the key
-//! toggles the dictation, through the same control socket a desktop shortcut would use.
+//! The `hotkey` trigger: the key's spelling, which desktop binds it ([`Listener`]), and on
+//! X11 a passive key grab on the root window ([`Grab`]). A press of the key toggles the
+//! dictation, through the same control socket a desktop shortcut would use.
 //!
-//! The grab is made with and without Num Lock and Caps Lock, so they do not disable it;
-//! a key held down (auto-repeat) toggles once. A key another program has grabbed fails at
-//! start, naming the key. Wayland has no client key grabs; there the desktop's shortcut
-//! settings bind a key to `yazses dictate toggle`.
+//! The X11 grab is made with and without Num Lock and Caps Lock, so they do not disable
+//! it; a key held down (auto-repeat) toggles once. A key another program has grabbed fails
+//! at start, naming the key. Wayland has no client key grabs; there the key is bound
+//! through the GlobalShortcuts portal ([`super::portal`]).
 
 use x11rb::connection::Connection;
 use x11rb::protocol::Event;
@@ -50,6 +51,99 @@ impl Hotkey {
         }
         let keysym = keysym.ok_or_else(|| format!("{text:?} names no key, only modifiers"))?;
         Ok(Hotkey { modifiers, keysym })
+    }
+}
+
+impl Hotkey {
+    /// The key in the XDG shortcuts spelling the GlobalShortcuts portal takes as a
+    /// preferred trigger, such as `CTRL+ALT+space`.
+    pub fn trigger(&self) -> String {
+        let mut parts: Vec<String> = [
+            (ModMask::CONTROL, "CTRL"),
+            (ModMask::M1, "ALT"),
+            (ModMask::SHIFT, "SHIFT"),
+            (ModMask::M4, "LOGO"),
+        ]
+        .into_iter()
+        .filter(|(m, _)| u16::from(self.modifiers) & u16::from(*m) != 0)
+        .map(|(_, n)| n.to_owned())
+        .collect();
+        parts.push(match self.keysym {
+            0x20 => "space".to_owned(),
+            0xff0d => "Return".to_owned(),
+            0xff09 => "Tab".to_owned(),
+            0xff1b => "Escape".to_owned(),
+            f @ 0xffbe..=0xffc9 => format!("F{}", f - 0xffbe + 1),
+            other => char::from_u32(other).map_or_else(String::new, |c| c.to_string()),
+        });
+        parts.join("+")
+    }
+}
+
+/// Which desktop binds the hotkey.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Desktop {
+    /// An X server: a key grab on its root window.
+    X11,
+    /// A Wayland compositor: the GlobalShortcuts portal (a grab on Xwayland's root would
+    /// only hear keys typed into X windows).
+    Wayland,
+}
+
+impl Desktop {
+    /// The desktop the session runs, from `WAYLAND_DISPLAY` and `DISPLAY`: Wayland wins
+    /// when both are set, since its X server is then only Xwayland.
+    pub fn of_session(wayland: Option<&str>, x11: Option<&str>) -> Result<Desktop, String> {
+        let set = |v: Option<&str>| v.is_some_and(|v| !v.is_empty());
+        if set(wayland) {
+            Ok(Desktop::Wayland)
+        } else if set(x11) {
+            Ok(Desktop::X11)
+        } else {
+            Err("the hotkey needs a desktop session (neither WAYLAND_DISPLAY nor DISPLAY is set); use the `command` trigger and `yazses dictate toggle`".into())
+        }
+    }
+}
+
+/// The bound hotkey, on either desktop.
+#[derive(Debug)]
+pub enum Listener {
+    /// Grabbed on the X11 root window.
+    X11(Box<Grab>),
+    /// Bound through the GlobalShortcuts portal.
+    Portal(super::portal::PortalShortcut),
+}
+
+impl Listener {
+    /// Binds `name` (a `[dictate] hotkey` value) on the session's desktop.
+    pub fn bind(name: &str) -> Result<Listener, String> {
+        let hotkey = Hotkey::parse(name)?;
+        let var = |k: &str| std::env::var(k).ok();
+        match Desktop::of_session(var("WAYLAND_DISPLAY").as_deref(), var("DISPLAY").as_deref())? {
+            Desktop::X11 => Grab::new(hotkey, None, name).map(|g| Listener::X11(Box::new(g))),
+            Desktop::Wayland => {
+                super::portal::PortalShortcut::bind(hotkey, name).map(Listener::Portal)
+            }
+        }
+    }
+
+    /// Blocks until the next press.
+    pub fn next_press(&self) -> Result<(), String> {
+        match self {
+            Listener::X11(grab) => grab.next_press(),
+            Listener::Portal(portal) => portal.next_press(),
+        }
+    }
+
+    /// How the key is triggered, for the start-up message.
+    pub fn describe(&self, name: &str) -> String {
+        match self {
+            Listener::X11(_) => format!("{name} (grabbed on the X display)"),
+            Listener::Portal(p) => format!(
+                "{} (bound by the desktop's GlobalShortcuts portal)",
+                p.trigger
+            ),
+        }
     }
 }
 
@@ -160,5 +254,30 @@ mod tests {
         for bad in ["ctrl+alt", "ctrl+kitten", "a+b", "f13", ""] {
             assert!(Hotkey::parse(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn hotkeys_are_offered_to_the_portal_in_the_xdg_shortcuts_spelling() {
+        let spelled = |text: &str| Hotkey::parse(text).unwrap().trigger();
+        assert_eq!(spelled("ctrl+alt+space"), "CTRL+ALT+space");
+        assert_eq!(spelled("super+shift+F9"), "SHIFT+LOGO+F9");
+        assert_eq!(spelled("alt+enter"), "ALT+Return");
+        assert_eq!(spelled("ctrl+D"), "CTRL+d");
+        assert_eq!(spelled("f12"), "F12");
+        assert_eq!(spelled("ctrl+esc"), "CTRL+Escape");
+    }
+
+    #[test]
+    fn a_wayland_session_binds_through_the_portal_even_with_xwayland_beside_it() {
+        use Desktop::*;
+        assert_eq!(
+            Desktop::of_session(Some("wayland-0"), Some(":0")),
+            Ok(Wayland)
+        );
+        assert_eq!(Desktop::of_session(Some("wayland-1"), None), Ok(Wayland));
+        assert_eq!(Desktop::of_session(Some(""), Some(":0")), Ok(X11));
+        assert_eq!(Desktop::of_session(None, Some(":1")), Ok(X11));
+        let none = Desktop::of_session(None, Some("")).unwrap_err();
+        assert!(none.contains("yazses dictate toggle"), "{none}");
     }
 }

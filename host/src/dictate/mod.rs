@@ -4,7 +4,8 @@
 //! the focused window, or printed.
 //!
 //! - [`control`]: the Unix socket that `yazses dictate toggle|start|stop` talks to.
-//! - [`hotkey`]: the X11 key grab that toggles a dictation.
+//! - [`hotkey`]: the key that toggles a dictation, and its X11 grab.
+//! - [`portal`]: the same key on Wayland, bound through the GlobalShortcuts portal.
 //! - [`keymap`]: the X11 keyboard map the typers and the hotkey read.
 //! - [`deliver`]: what every output is ([`deliver::Deliver`]), and stdout.
 //! - [`paste`]: the X11 clipboard paste, which gives the clipboard back afterwards.
@@ -21,6 +22,7 @@ pub mod hotkey;
 pub mod keymap;
 pub mod output;
 pub mod paste;
+pub mod portal;
 pub mod wayland_paste;
 
 use std::io::Write;
