@@ -121,6 +121,28 @@ impl Xvfb {
     }
 }
 
+impl Xvfb {
+    /// The top-level windows now (children of the root), mapped or not.
+    pub fn toplevels(&self) -> Vec<u32> {
+        use x11rb::connection::Connection;
+        use x11rb::protocol::xproto::ConnectionExt as _;
+        let (conn, screen) = x11rb::connect(Some(&self.display)).expect("connect to Xvfb");
+        let root = conn.setup().roots[screen].root;
+        conn.query_tree(root).unwrap().reply().unwrap().children
+    }
+
+    /// Gives `window` the keyboard focus, as a window manager does on a click; when the
+    /// window goes, the focus goes back to following the pointer.
+    pub fn focus(&self, window: u32) {
+        use x11rb::protocol::xproto::{ConnectionExt as _, InputFocus};
+        let (conn, _) = x11rb::connect(Some(&self.display)).expect("connect to Xvfb");
+        conn.set_input_focus(InputFocus::POINTER_ROOT, window, x11rb::CURRENT_TIME)
+            .unwrap()
+            .check()
+            .unwrap();
+    }
+}
+
 impl Drop for Xvfb {
     fn drop(&mut self) {
         let _ = self.child.kill();

@@ -218,6 +218,50 @@ fn dictated_words_are_typed_into_a_real_x_client() {
     let _ = xterm.wait();
 }
 
+/// The window dictated into is closed before the text is ready: nothing is typed into the
+/// window that has the focus then (a second xterm, under the pointer); the answer says
+/// the text was kept, and `yazses dictate last` gives it.
+#[test]
+fn text_for_a_window_closed_mid_dictation_is_kept_not_typed_elsewhere() {
+    let x = yazses_tests::x11::Xvfb::start();
+    let scratch_file = |name: &str| {
+        let path = scratch().join(format!("dictate-{name}-{}.txt", std::process::id()));
+        let _ = std::fs::remove_file(&path);
+        path
+    };
+    let behind_out = scratch_file("behind");
+    let mut behind = x.xterm_into(&behind_out);
+    let before = x.toplevels();
+    let mut aimed = x.xterm_into(&scratch_file("aimed"));
+    let window = x
+        .toplevels()
+        .into_iter()
+        .find(|w| !before.contains(w))
+        .expect("the second xterm has a window");
+    x.focus(window);
+    let runtime = runtime_dir("dictate-gone");
+    let cfg = config("gone");
+    let dictation = start_dictation(&runtime, &cfg, "type", Screen::X11(&x.display));
+    assert_eq!(
+        said(&yazses(&runtime, &cfg, &["dictate", "start"])),
+        "listening"
+    );
+    std::thread::sleep(Duration::from_secs(2));
+    let _ = aimed.kill();
+    let _ = aimed.wait();
+    std::thread::sleep(Duration::from_secs(5));
+    let done = said(&yazses(&runtime, &cfg, &["dictate", "stop"]));
+    assert!(done.starts_with("kept"), "{done}");
+    let last = said(&yazses(&runtime, &cfg, &["dictate", "last"])).to_lowercase();
+    assert!(last.contains("smaller model"), "{last}");
+    std::thread::sleep(Duration::from_secs(1));
+    let typed = std::fs::read_to_string(&behind_out).unwrap();
+    assert_eq!(typed, "", "typed into the window behind");
+    drop(dictation);
+    let _ = behind.kill();
+    let _ = behind.wait();
+}
+
 /// The `hotkey` trigger: ctrl+alt+space, pressed on the X display through XTEST, starts a
 /// dictation and, pressed again, ends it.
 /// Says "start", waits out the recording, says "stop"; the words are delivered.

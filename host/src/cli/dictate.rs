@@ -53,6 +53,8 @@ pub enum DictateAction {
     Stop,
     /// Say whether a dictation runs.
     Status,
+    /// Print the last dictated text that was not typed because its window was closed.
+    Last,
 }
 
 /// Binds the configured hotkey on the session's desktop, or says why not.
@@ -71,6 +73,7 @@ pub(super) fn run(args: DictateArgs, config: &config::Config) -> anyhow::Result<
             DictateAction::Start => Command::Start,
             DictateAction::Stop => Command::Stop,
             DictateAction::Status => Command::Status,
+            DictateAction::Last => Command::Last,
         };
         let answer = control::send(coord.dir(), command)?;
         return print(&format!("{answer}\n"));
@@ -126,6 +129,7 @@ pub(super) fn run(args: DictateArgs, config: &config::Config) -> anyhow::Result<
             ..Options::default()
         },
         dir: &dir,
+        kept: Arc::default(),
     };
     if d.trigger.contains(&Trigger::Dongle) {
         dictation.watch_dongle(

@@ -1,5 +1,5 @@
 //! The dictation process's control socket, `dictate.sock` in the runtime dir: one line in
-//! (`toggle`, `start`, `stop`, `status`), one line back. Mode 0600 in a 0700 directory, and
+//! (`toggle`, `start`, `stop`, `status`, `last`), one line back. Mode 0600 in a 0700 directory, and
 //! each peer's user id checked, so only the same user can drive it. A desktop's own
 //! shortcut settings bind a key to `yazses dictate toggle`.
 
@@ -22,6 +22,8 @@ pub enum Command {
     Stop,
     /// Say whether a capture runs.
     Status,
+    /// Answer with the last text that could not be typed (its window was closed).
+    Last,
 }
 
 impl Command {
@@ -32,6 +34,7 @@ impl Command {
             Command::Start => "start",
             Command::Stop => "stop",
             Command::Status => "status",
+            Command::Last => "last",
         }
     }
 
@@ -42,6 +45,7 @@ impl Command {
             Command::Start,
             Command::Stop,
             Command::Status,
+            Command::Last,
         ]
         .into_iter()
         .find(|c| c.word() == word.trim())
@@ -155,7 +159,7 @@ pub fn read_command(stream: &UnixStream) -> Result<Command, String> {
         .map_err(|e| format!("reading the command: {e}"))?;
     Command::parse(&line).ok_or_else(|| {
         format!(
-            "unknown command {:?}; send toggle, start, stop or status",
+            "unknown command {:?}; send toggle, start, stop, status or last",
             line.trim()
         )
     })

@@ -12,12 +12,21 @@ pub enum DeliverError {
     /// The typer failed mid-way (the display went away, the command failed).
     #[error("{0}")]
     Failed(String),
+    /// The window that had the focus when the dictation began was closed before the text
+    /// was ready; nothing was typed, so nothing went into whatever has the focus now.
+    #[error("the window that had the focus when the dictation began was closed; nothing was typed")]
+    TargetGone,
 }
 
 /// Delivers one utterance's text.
 pub trait Deliver: Send {
     /// Delivers `text` (never empty).
     fn deliver(&mut self, text: &str) -> Result<(), DeliverError>;
+
+    /// Notes where the next text is meant to go (the window focused as the dictation
+    /// begins), so that [`Deliver::deliver`] can refuse with [`DeliverError::TargetGone`]
+    /// when that window is closed meanwhile. Outputs that cannot know do nothing.
+    fn aim(&mut self) {}
 }
 
 /// One line per utterance on stdout (scripts and tests).

@@ -8,6 +8,7 @@
 //! - [`portal`]: the same key on Wayland, bound through the GlobalShortcuts portal.
 //! - [`keymap`]: the X11 keyboard map the typers and the hotkey read.
 //! - [`deliver`]: what every output is ([`deliver::Deliver`]), and stdout.
+//! - [`focus`]: the X11 window a dictation is meant for, and whether it is still there.
 //! - [`paste`]: the X11 clipboard paste, which gives the clipboard back afterwards.
 //! - [`wayland_paste`]: the same on Wayland, through `wl-clipboard` and `wtype`.
 //! - [`output`]: the typers (X11 XTEST, Wayland `wtype`/`ydotool`), and the choice of
@@ -18,6 +19,7 @@
 
 pub mod control;
 pub mod deliver;
+pub mod focus;
 pub mod hotkey;
 pub mod keymap;
 pub mod output;
@@ -41,6 +43,7 @@ use crate::session::{OpenSource, Session, Want};
 use crate::source::{FrameSource, SourceError};
 use crate::transcribe::{Options, Transcriber};
 use control::Command;
+use deliver::DeliverError;
 use output::Deliver;
 
 /// How one dictation went.
@@ -50,6 +53,9 @@ pub enum Outcome {
     Delivered(usize),
     /// Nothing was heard: silence, noise, or an empty transcript. Nothing was typed.
     NothingHeard,
+    /// The window the dictation began in was closed before the text was ready; the text
+    /// (its length in characters) is kept for `yazses dictate last`, not typed elsewhere.
+    Kept(usize),
 }
 
 impl std::fmt::Display for Outcome {
@@ -57,6 +63,10 @@ impl std::fmt::Display for Outcome {
         match self {
             Outcome::Delivered(n) => write!(f, "delivered {n} characters"),
             Outcome::NothingHeard => f.write_str("nothing heard; nothing typed"),
+            Outcome::Kept(n) => write!(
+                f,
+                "kept {n} characters: the window the dictation began in was closed, so nothing was typed; `yazses dictate last` prints them"
+            ),
         }
     }
 }
@@ -89,6 +99,8 @@ pub struct Dictation<'a> {
     pub options: Options,
     /// The runtime dir, for the control socket.
     pub dir: &'a RuntimeDir,
+    /// The last text that could not be typed, for `yazses dictate last`.
+    pub kept: Arc<Mutex<Option<String>>>,
 }
 
 /// A capture in progress.
@@ -213,6 +225,7 @@ impl Dictation<'_> {
             endpoint: self.endpoint,
             options: self.options.clone(),
             release: Arc::new(AtomicBool::new(false)),
+            kept: self.kept.clone(),
         }
     }
 
@@ -252,6 +265,11 @@ impl Dictation<'_> {
             *active = None;
         }
         match (command, active.is_some()) {
+            (Command::Last, _) => match self.kept.lock().ok().and_then(|k| k.clone()) {
+                // One line on the socket, whatever the transcript holds.
+                Some(text) => text.replace(['\n', '\r'], " "),
+                None => "error: no dictation is kept; text is kept only when the window it was meant for was closed".into(),
+            },
             (Command::Status, true) => "listening".into(),
             (Command::Status, false) => "idle".into(),
             (Command::Start | Command::Toggle, false) => self.start(active),
@@ -338,11 +356,16 @@ struct Job {
     endpoint: EndpointConfig,
     options: Options,
     release: Arc<AtomicBool>,
+    kept: Arc<Mutex<Option<String>>>,
 }
 
 impl Job {
     fn run(self, listening: impl FnOnce()) -> Result<Outcome, String> {
         let never = AtomicBool::new(false);
+        // The window focused at the trigger is the one the text is for.
+        if let Ok(mut deliver) = self.deliver.lock() {
+            deliver.aim();
+        }
         let want = Want {
             purpose: Purpose::Dictate,
             caller: "yazses dictate",
@@ -393,7 +416,18 @@ impl Job {
             .deliver
             .lock()
             .map_err(|_| "the typer failed earlier".to_owned())?;
-        deliver.deliver(text).map_err(|e| e.to_string())?;
-        Ok(Outcome::Delivered(text.chars().count()))
+        match deliver.deliver(text) {
+            Ok(()) => Ok(Outcome::Delivered(text.chars().count())),
+            Err(DeliverError::TargetGone) => {
+                eprintln!(
+                    "yazses: the window you dictated into was closed before the text was ready; nothing was typed (`yazses dictate last` prints it)"
+                );
+                if let Ok(mut kept) = self.kept.lock() {
+                    *kept = Some(text.to_owned());
+                }
+                Ok(Outcome::Kept(text.chars().count()))
+            }
+            Err(e) => Err(e.to_string()),
+        }
     }
 }

@@ -22,6 +22,7 @@ use x11rb::protocol::xtest::ConnectionExt as _;
 
 use super::deliver::installed;
 pub use super::deliver::{Deliver, DeliverError, Stdout};
+use super::focus::Aim;
 use super::keymap::Keymap;
 
 /// The typer for this session: X11 when `DISPLAY` is set and no Wayland compositor is,
@@ -68,6 +69,8 @@ pub struct X11Typer {
     /// them right after typing could reach a client before it has read the keys it was
     /// sent.
     held: Vec<Option<Keysym>>,
+    /// The window the dictation began in.
+    aim: Aim,
 }
 
 impl std::fmt::Debug for X11Typer {
@@ -124,7 +127,12 @@ impl X11Typer {
             .map_err(|e| unavailable(e.to_string()))?;
         }
         let held = vec![None; spare.len()];
-        Ok(X11Typer { conn, spare, held })
+        Ok(X11Typer {
+            conn,
+            spare,
+            held,
+            aim: Aim::default(),
+        })
     }
 }
 
@@ -243,9 +251,14 @@ impl X11Typer {
 
 impl Deliver for X11Typer {
     fn deliver(&mut self, text: &str) -> Result<(), DeliverError> {
+        std::mem::take(&mut self.aim).still_there(&self.conn)?;
         let syms: Vec<Keysym> = text.chars().filter_map(keysym).collect();
         let (strokes, shift) = self.strokes(&syms)?;
         self.type_strokes(&strokes, shift)
+    }
+
+    fn aim(&mut self) {
+        self.aim = Aim::now(&self.conn);
     }
 }
 

@@ -75,6 +75,8 @@ pub struct X11Paster {
     owner_conn: Arc<RustConnection>,
     atoms: Atoms,
     served: Arc<Mutex<Served>>,
+    /// The window the dictation began in.
+    aim: super::focus::Aim,
 }
 
 impl std::fmt::Debug for X11Paster {
@@ -115,6 +117,7 @@ impl X11Paster {
             owner_conn,
             atoms,
             served,
+            aim: super::focus::Aim::default(),
         })
     }
 
@@ -228,7 +231,12 @@ impl X11Paster {
 }
 
 impl Deliver for X11Paster {
+    fn aim(&mut self) {
+        self.aim = super::focus::Aim::now(&self.conn);
+    }
+
     fn deliver(&mut self, text: &str) -> Result<(), DeliverError> {
+        std::mem::take(&mut self.aim).still_there(&self.conn)?;
         let before = self.read_clipboard();
         if let Err(why) = &before {
             tracing::warn!("the clipboard will not be restored after the paste: {why}");
