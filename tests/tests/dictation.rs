@@ -440,6 +440,24 @@ fn the_wayland_hotkey_without_a_shortcuts_portal_is_refused_pointing_to_toggle()
 /// `answer.wav` with `sim_flags`; `during` runs while the button is down (with the runtime
 /// dir and the config); returns the line dictated.
 fn dongle_dictation(name: &str, sim_flags: &[&str], during: impl FnOnce(&Path, &Path)) -> String {
+    let (pty, runtime, cfg) = dongle_setup(name);
+    let mut dictation = start_dictation(&runtime, &cfg, "stdout", Screen::None);
+    let mut sim = pty.simulate(
+        Path::new(env!("CARGO_BIN_EXE_yazses-dongle-sim")),
+        &repo_root().join("fixtures/speech/answer.wav"),
+        sim_flags,
+    );
+    during(&runtime, &cfg);
+    let line = first_line(&mut dictation);
+    let _ = sim.kill();
+    let _ = sim.wait();
+    drop(dictation);
+    line
+}
+
+/// A pty pair, a runtime dir and a config whose microphone is the dongle on the pty and
+/// whose dictation trigger is its button.
+fn dongle_setup(name: &str) -> (yazses_tests::pty::PtyPair, PathBuf, PathBuf) {
     let pty = yazses_tests::pty::PtyPair::new(name);
     let runtime = runtime_dir(name);
     let cfg = config(name);
@@ -453,18 +471,44 @@ fn dongle_dictation(name: &str, sim_flags: &[&str], during: impl FnOnce(&Path, &
     );
     text.push_str("[dictate]\ntrigger = \"dongle\"\n");
     std::fs::write(&cfg, text).unwrap();
+    (pty, runtime, cfg)
+}
+
+/// A dictation waiting for the dongle's button holds its port open; an agent's
+/// `ask_human` with the same dongle as its microphone still hears the user, because the
+/// dictation lets the port go while the question has the microphone. Twice, so the
+/// dictation is seen to give it back between questions too.
+#[test]
+fn an_ask_human_hears_the_user_through_the_dongle_a_waiting_dictation_holds() {
+    let (pty, runtime, cfg) = dongle_setup("dictate-lend");
     let mut dictation = start_dictation(&runtime, &cfg, "stdout", Screen::None);
     let mut sim = pty.simulate(
         Path::new(env!("CARGO_BIN_EXE_yazses-dongle-sim")),
         &repo_root().join("fixtures/speech/answer.wav"),
-        sim_flags,
+        &["--captures", "2"],
     );
-    during(&runtime, &cfg);
-    let line = first_line(&mut dictation);
+    // The dictation has opened the port (it logs nothing on stdout): give it the time.
+    std::thread::sleep(Duration::from_secs(2));
+    let mut agent = StdioClient::start(&cfg, &runtime, "agent");
+    for id in [1, 2] {
+        agent.call(id, "ask_human", json!({"question": "Which model?"}));
+        let r = agent.response(id);
+        assert_eq!(r["result"]["isError"], false, "question {id}: {r}");
+        assert!(
+            r.to_string().to_lowercase().contains("smaller model"),
+            "question {id}: {r}"
+        );
+    }
+    assert!(
+        dictation.0.try_wait().unwrap().is_none(),
+        "the dictation process died"
+    );
+    assert_eq!(
+        said(&yazses(&runtime, &cfg, &["dictate", "status"])),
+        "idle"
+    );
     let _ = sim.kill();
     let _ = sim.wait();
-    drop(dictation);
-    line
 }
 
 /// The `dongle` trigger over a real pty: the simulated dongle's button goes down just

@@ -177,6 +177,17 @@ impl Coordinator {
         lease::Mic::new(&self.dir).holder()
     }
 
+    /// Another process that holds the microphone or waits for it, if any: a dictation that
+    /// keeps the dongle's port open between presses lets it go for them.
+    pub fn wanted_elsewhere(&self) -> Result<Option<Holder>, CoordError> {
+        let me = std::process::id();
+        let mic = lease::Mic::new(&self.dir);
+        if let Some(holder) = mic.holder()?.filter(|h| h.pid != me) {
+            return Ok(Some(holder));
+        }
+        Ok(mic.queue()?.into_iter().find(|h| h.pid != me))
+    }
+
     /// The whole picture, for `yazses status`; `limit` is this config's hourly budget.
     pub fn status(&self, limit: u32) -> Result<Status, CoordError> {
         let mic = lease::Mic::new(&self.dir);

@@ -142,7 +142,9 @@ impl Dictation<'_> {
     /// Watches the dongle on `port` (empty: the first found by USB id) for its button, in
     /// a thread of its own: hold to talk, release to type; or tap (a press shorter than
     /// `tap`) and talk, and the dongle's own end of speech ends it. The port is held open
-    /// between presses and opened again when the dongle is unplugged and comes back.
+    /// between presses and opened again when the dongle is unplugged and comes back. While
+    /// another process holds the microphone or waits for it, the port is closed, so an
+    /// agent's question can hear the user through the same dongle.
     pub fn watch_dongle(&self, port: String, tap: Duration) {
         let tap_endpoint = self.endpoint;
         let template = self.job(self.open.clone());
@@ -157,9 +159,31 @@ impl Dictation<'_> {
             no_speech: longest,
             ..self.endpoint
         };
+        let coord = self.coord.clone();
+        // Another process's turn with the microphone (an agent's question on the same
+        // dongle): the port is theirs until it is over.
+        let elsewhere = move || match coord.wanted_elsewhere() {
+            Ok(other) => other,
+            Err(e) => {
+                tracing::debug!("the microphone's lease could not be read: {e}");
+                None
+            }
+        };
         std::thread::spawn(move || {
             let mut said_missing = false;
+            let mut lent_to = None;
             loop {
+                if let Some(other) = elsewhere() {
+                    if lent_to.as_ref() != Some(&other.pid) {
+                        tracing::info!(
+                            "the dongle's port is left to {other} while it has the microphone"
+                        );
+                        lent_to = Some(other.pid);
+                    }
+                    std::thread::sleep(Duration::from_millis(100));
+                    continue;
+                }
+                lent_to = None;
                 let mut watch = match crate::source::dongle::ButtonWatch::open(&port, &hold) {
                     Ok(w) => {
                         said_missing = false;
@@ -176,7 +200,10 @@ impl Dictation<'_> {
                     }
                 };
                 let pressed = loop {
-                    match watch.wait_press(std::time::Instant::now() + Duration::from_secs(1)) {
+                    if elsewhere().is_some() {
+                        break None;
+                    }
+                    match watch.wait_press(std::time::Instant::now() + Duration::from_millis(200)) {
                         Ok(Some(capture)) => break Some(capture),
                         Ok(None) => {}
                         Err(e) => {

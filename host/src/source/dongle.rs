@@ -120,12 +120,35 @@ struct Link {
     last_heard: StdInstant,
 }
 
+/// How long an open waits for a port another yazses process is letting go: a dictation
+/// between presses closes its port within 200 ms of another process asking for the
+/// microphone.
+const BUSY_GRACE: StdDuration = StdDuration::from_millis(1500);
+
 impl Link {
     fn open(name: &str) -> Result<Link, SourceError> {
+        let deadline = StdInstant::now() + BUSY_GRACE;
+        loop {
+            match Link::open_once(name) {
+                Err(SourceError::Busy(_)) if StdInstant::now() < deadline => {
+                    std::thread::sleep(StdDuration::from_millis(50));
+                }
+                other => return other,
+            }
+        }
+    }
+
+    fn open_once(name: &str) -> Result<Link, SourceError> {
         let port = serialport::new(name, 115_200)
             .timeout(StdDuration::from_millis(50))
             .open()
             .map_err(|e| {
+                // serialport reports a port another process has locked as NoDevice.
+                if e.description.contains("lock") {
+                    return SourceError::Busy(format!(
+                        "the dongle's port {name} is held by another program ({e})"
+                    ));
+                }
                 let msg = format!(
                     "cannot open the dongle's port {name}: {e}; is it plugged in? \
                      (`yazses devices` lists dongles)"
