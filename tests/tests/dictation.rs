@@ -547,6 +547,37 @@ fn holding_the_dongles_button_dictates_from_the_first_word() {
     );
 }
 
+/// The whole path from the button to a window: the simulated dongle's button held over a
+/// real pty while the recording plays, the words typed by XTEST into an xterm on Xvfb
+/// under a German keyboard layout.
+#[test]
+fn holding_the_dongles_button_types_the_words_into_a_real_x_client() {
+    let x = yazses_tests::x11::Xvfb::start();
+    assert!(x.run("setxkbmap", &["de"]).status.success());
+    let out = scratch().join(format!("dictate-button-xterm-{}.txt", std::process::id()));
+    let _ = std::fs::remove_file(&out);
+    let mut xterm = x.xterm_into(&out);
+    let (pty, runtime, cfg) = dongle_setup("dictate-button-x11");
+    let dictation = start_dictation(&runtime, &cfg, "type", Screen::X11(&x.display));
+    let mut sim = pty.simulate(
+        Path::new(env!("CARGO_BIN_EXE_yazses-dongle-sim")),
+        &repo_root().join("fixtures/speech/answer.wav"),
+        &["--press-ms", "950", "--release-ms", "6200"],
+    );
+    let typed = yazses_tests::x11::wait_for_text(&out, "riday", Duration::from_secs(30));
+    let words = typed.to_lowercase();
+    assert!(
+        words.starts_with("yes"),
+        "the first word was lost: {typed:?}"
+    );
+    assert!(words.contains("smaller model"), "{typed:?}");
+    let _ = sim.kill();
+    let _ = sim.wait();
+    drop(dictation);
+    let _ = xterm.kill();
+    let _ = xterm.wait();
+}
+
 /// Unplugged mid-sentence: what was said before is typed (the user said it on purpose),
 /// and nothing after.
 #[test]
