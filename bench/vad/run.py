@@ -33,8 +33,12 @@ def load(path):
         return np.frombuffer(w.readframes(w.getnframes()), dtype=np.int16)
 
 
-def endpoint(frames):
-    """yazses-core's Endpoint over 10 ms decisions: (reason, stop_at_ms, speech_start_ms)."""
+def endpoint(frames, voiced=None):
+    """yazses-core's Endpoint over 10 ms decisions: (reason, stop_at_ms, speech_start_ms).
+
+    `voiced` (default: the decisions themselves) marks the frames speech on their own
+    level, not held by a hangover; the end silence is timed from the last of them."""
+    voiced = frames if voiced is None else voiced
     run_start = speech_start = last_end = None
     last_now = 0
     for i, sp in enumerate(frames):
@@ -42,7 +46,8 @@ def endpoint(frames):
         if sp:
             if run_start is None:
                 run_start = last_now
-            last_end = now
+            if voiced[i] or last_end is None:
+                last_end = now
             if speech_start is None and now - run_start >= MIN_SPEECH:
                 speech_start = run_start
         else:
@@ -62,6 +67,21 @@ def truth_frames(entry, n):
     for a, b in entry["segments"]:
         lab[a // 10:b // 10] = True
     return lab
+
+
+# yazses' hangover is 10 frames, of which the first 4 still count as voiced (`tail_frames`):
+# every speech segment's last 6 frames are held, not voiced.
+HELD = 6
+
+
+def voiced_of(frames):
+    v = list(frames)
+    n = len(v)
+    for i in range(n):
+        if v[i] and (i + 1 == n or not frames[i + 1]):
+            for j in range(max(0, i - HELD + 1), i + 1):
+                v[j] = False
+    return v
 
 
 def ours(path, samples):
@@ -169,7 +189,7 @@ def main():
             pcm = pcms[e["file"]]
             if det is None:
                 fr, ours_stop = ours(path, len(pcm))
-                stop = endpoint(list(fr))
+                stop = endpoint(list(fr), voiced_of(list(fr)))
                 if stop != tuple(ours_stop):
                     policy_mismatch += 1
                     print(f"policy port disagrees on {e['file']}: {stop} vs {ours_stop}", file=sys.stderr)

@@ -117,7 +117,7 @@ impl Autostop {
         let index = self.frames;
         self.frames += 1;
         let end = self.now();
-        let decision = self.endpoint.update(vad.speech, end);
+        let decision = self.endpoint.update_voiced(vad.speech, vad.voiced, end);
         FrameReport {
             index,
             end,

@@ -241,12 +241,23 @@ impl Endpoint {
     /// Feeds one frame's VAD decision; `now` is the instant the frame's audio ends.
     /// Frames must come in time order; after a stop, every call returns the same stop.
     pub fn update(&mut self, speech: bool, now: Instant) -> Decision {
+        self.update_voiced(speech, speech, now)
+    }
+
+    /// [`Endpoint::update`] for a detector with a hangover: `speech` is its decision and
+    /// `voiced` whether the frame was speech on its own level (see
+    /// [`crate::vad::VadFrame::voiced`]). Runs of `speech` start an answer; the silence
+    /// that ends it is timed from the last `voiced` frame, so a hangover does not add its
+    /// length to every stop.
+    pub fn update_voiced(&mut self, speech: bool, voiced: bool, now: Instant) -> Decision {
         if let Some(stop) = self.stopped {
             return Decision::Stop(stop);
         }
         if speech {
             let run_start = *self.run_start.get_or_insert(self.last_now);
-            self.last_speech_end = Some(now);
+            if voiced || self.last_speech_end.is_none() {
+                self.last_speech_end = Some(now);
+            }
             if self.speech_start.is_none() && now - run_start >= self.config.min_speech {
                 self.speech_start = Some(run_start);
             }

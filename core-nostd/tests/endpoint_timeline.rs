@@ -240,3 +240,52 @@ fn configs_that_cannot_work_are_refused_by_validate() {
         Err(E::MinSpeechTooLong)
     );
 }
+
+#[test]
+fn a_hangover_after_the_last_voiced_frame_does_not_delay_the_stop() {
+    // What the detector reports: speech voiced from 1.0 s to 2.0 s, then 100 ms that only
+    // its hangover holds, then silence.
+    let mut ep = Endpoint::new(EndpointConfig::default(), Instant::ZERO);
+    let mut last = None;
+    for i in 1..=400u64 {
+        let now = ms(i * 10);
+        let (speech, voiced) = match now.total_millis() {
+            1010..=2000 => (true, true),
+            2010..=2100 => (true, false),
+            _ => (false, false),
+        };
+        let d = ep.update_voiced(speech, voiced, now);
+        if let Decision::Continue { poll_at } = d
+            && now == ms(2100)
+        {
+            // The deadline already runs from the last voiced frame.
+            assert_eq!(poll_at, ms(3200));
+        }
+        if let Decision::Stop(stop) = d {
+            last = Some(stop);
+            break;
+        }
+    }
+    assert_eq!(
+        last,
+        Some(Stop {
+            reason: StopReason::EndOfSpeech,
+            at: ms(3200),
+            speech_start: Some(ms(1000)),
+            speech_end: Some(ms(2000)),
+        })
+    );
+}
+
+#[test]
+fn a_dip_the_hangover_bridges_keeps_the_run_going_for_the_start() {
+    // 80 ms voiced, 30 ms held by the hangover, 80 ms voiced: one run of 190 ms, so speech
+    // counts as started (150 ms) from its beginning.
+    let mut ep = Endpoint::new(EndpointConfig::default(), Instant::ZERO);
+    for i in 1..=19u64 {
+        let voiced = !(9..=11).contains(&i);
+        ep.update_voiced(true, voiced, ms(i * 10));
+    }
+    assert_eq!(ep.speech_start(), Some(Instant::ZERO));
+    assert_eq!(ep.speech_end(), Some(ms(190)));
+}

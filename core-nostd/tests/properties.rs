@@ -1,9 +1,10 @@
-//! Invariants over arbitrary input: no panic or overflow, chunking does not matter, and
-//! the same input always gives the same decisions.
+//! Invariants over arbitrary input: no panic or overflow, chunking does not matter, a
+//! detector that is reset keeps nothing of the audio it heard before, and an end of speech
+//! is timed from the last voiced frame.
 
 use proptest::prelude::*;
 use yazses_core::autostop::{Autostop, FrameReport};
-use yazses_core::endpoint::{EndpointConfig, Stop};
+use yazses_core::endpoint::{EndpointConfig, Stop, StopReason};
 use yazses_core::time::Instant;
 use yazses_core::vad::{Preset, Vad};
 
@@ -66,9 +67,33 @@ proptest! {
     }
 
     #[test]
-    fn the_same_input_gives_the_same_decisions(samples in audio()) {
+    fn a_reset_detector_decides_as_a_new_one(before in audio(), samples in audio()) {
         for preset in Preset::ALL {
-            prop_assert_eq!(decisions(&samples, &[333], preset), decisions(&samples, &[333], preset));
+            let mut used = Vad::new(preset.config());
+            for frame in before.chunks_exact(160) {
+                used.process(frame.try_into().unwrap());
+            }
+            used.reset();
+            let mut fresh = Autostop::new(preset.config(), EndpointConfig::default(), Instant::ZERO);
+            let mut reused = Autostop::with_vad(used, EndpointConfig::default(), Instant::ZERO);
+            for frame in samples.chunks_exact(160) {
+                let frame = frame.try_into().unwrap();
+                prop_assert_eq!(fresh.push_frame(frame), reused.push_frame(frame));
+            }
+        }
+    }
+
+    #[test]
+    fn an_end_of_speech_comes_end_silence_after_the_last_voiced_frame(samples in audio()) {
+        let (frames, stop) = decisions(&samples, &[160], Preset::Default);
+        for f in &frames {
+            prop_assert!(!f.vad.voiced || f.vad.speech, "voiced but not speech: {f:?}");
+        }
+        if let Some(stop) = stop.filter(|s| s.reason == StopReason::EndOfSpeech) {
+            let end = stop.speech_end.unwrap();
+            prop_assert_eq!(stop.at - end, EndpointConfig::default().end_silence);
+            let last_voiced = frames.iter().rev().find(|f| f.vad.voiced).unwrap();
+            prop_assert_eq!(last_voiced.end, end);
         }
     }
 

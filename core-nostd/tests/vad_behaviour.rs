@@ -67,6 +67,32 @@ fn a_tone_burst_10_db_over_noise_is_found_and_released() {
 }
 
 #[test]
+fn after_a_burst_voiced_ends_tail_frames_after_the_level_falls_and_speech_a_hangover_after() {
+    let mut n = Noise(3);
+    let mut vad = Vad::default();
+    let mut frames: Vec<Frame> = (0..200).map(|_| n.frame(1000)).collect();
+    frames.extend((0..100).map(|i| voiced(&mut n, 4000, 1000, i)));
+    frames.extend((0..100).map(|_| n.frame(1000)));
+    let report: Vec<_> = frames.iter().map(|f| vad.process(f)).collect();
+    let last_speech = report.iter().rposition(|r| r.speech).unwrap();
+    let last_voiced = report.iter().rposition(|r| r.voiced).unwrap();
+    let cfg = Vad::DEFAULT;
+    // The level fell below the threshold after the last frame that set the hangover.
+    let fell = last_speech - usize::from(cfg.hangover_frames);
+    assert_eq!(
+        last_voiced,
+        fell + usize::from(cfg.tail_frames),
+        "{report:?}"
+    );
+    assert!(report[fell + 1..=last_speech].iter().all(|r| r.speech));
+    assert!(
+        !report[last_voiced + 1..=last_speech]
+            .iter()
+            .any(|r| r.voiced)
+    );
+}
+
+#[test]
 fn the_floor_follows_noise_that_rises_slowly_instead_of_calling_it_speech() {
     let mut n = Noise(11);
     let mut vad = Vad::default();

@@ -52,14 +52,16 @@ fn speech_fixtures_start_where_speech_starts_and_stop_1_2_s_after_it_ends() {
             start + 50 >= true_start && start <= true_start + 150,
             "{name}: speech counted from {start} ms, truth {true_start} ms"
         );
-        // Never before the true end plus the full end silence (the 0.6 s pause must not cut
-        // it), and at most 300 ms after it. Below 10 dB SNR the last syllable's soft tail
-        // is under the noise, so up to 150 ms of it may go unheard; a cut at the pause
-        // would come more than a second early.
+        // The end silence is timed from the last voiced frame, and the last syllable's soft
+        // tail (the truth counts it down to 40 dB under the loudest frame) may end under
+        // the threshold: so the stop may come up to 100 ms before the true end plus the
+        // full end silence, 250 ms below 10 dB SNR, where more of the tail is under the
+        // noise; and at most 300 ms after it. A cut at the 0.6 s pause would come more
+        // than half a second early.
         let slack = if entry["snr"].as_u64().is_some_and(|snr| snr < 10) {
-            150
+            250
         } else {
-            0
+            100
         };
         assert!(
             a.stop_at_ms + slack >= true_end + 1200 && a.stop_at_ms <= true_end + 1500,
