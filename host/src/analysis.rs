@@ -221,7 +221,10 @@ mod tests {
             a.report.autostop.stopped_because,
             StoppedBecause::EndOfSpeech
         );
-        assert_eq!(a.report.autostop.stop_at_ms, seg.end_ms + 1200);
+        // The segment runs to the hangover's end; the end silence runs from the last
+        // voiced frame, the hangover's first 4 of its 10 frames.
+        let held_ms = 10 * u64::from(Vad::DEFAULT.hangover_frames - Vad::DEFAULT.tail_frames);
+        assert_eq!(a.report.autostop.stop_at_ms, seg.end_ms - held_ms + 1200);
         assert_eq!(a.frames.len(), 330);
     }
 
