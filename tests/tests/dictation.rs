@@ -112,6 +112,15 @@ fn start_dictation(runtime: &Path, config: &Path, output: &str, screen: Screen) 
     child
 }
 
+/// Waits up to 10 s for the dictation process to say it is listening, or panics with `never`.
+fn until_listening(runtime: &Path, cfg: &Path, never: &str) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while said(&yazses(runtime, cfg, &["dictate", "status"])) != "listening" {
+        assert!(Instant::now() < deadline, "{never}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 /// The first line the dictation process prints, within 60 s.
 fn first_line(dictation: &mut Dictation) -> String {
     let stdout = dictation.0.stdout.take().unwrap();
@@ -346,14 +355,7 @@ fn the_x11_hotkey_toggles_a_dictation() {
     const CTRL: u32 = 0xffe3;
     const ALT: u32 = 0xffe9;
     x.chord(&[CTRL, ALT, 0x20]);
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while said(&yazses(&runtime, &cfg, &["dictate", "status"])) != "listening" {
-        assert!(
-            Instant::now() < deadline,
-            "the hotkey did not start a dictation"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    until_listening(&runtime, &cfg, "the hotkey did not start a dictation");
     std::thread::sleep(Duration::from_secs(7));
     x.chord(&[CTRL, ALT, 0x20]);
     let line = first_line(&mut dictation);
@@ -392,14 +394,11 @@ fn the_wayland_hotkey_is_bound_through_the_global_shortcuts_portal() {
     assert_eq!(bound[0].preferred_trigger, "SHIFT+LOGO+d");
 
     portal.press(&bound[0]);
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while said(&yazses(&runtime, &cfg, &["dictate", "status"])) != "listening" {
-        assert!(
-            Instant::now() < deadline,
-            "the portal's press did not start a dictation"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    until_listening(
+        &runtime,
+        &cfg,
+        "the portal's press did not start a dictation",
+    );
     std::thread::sleep(Duration::from_secs(7));
     portal.press(&bound[0]);
     let line = first_line(&mut dictation);
