@@ -122,7 +122,7 @@ impl Listener {
         match Desktop::of_session(var("WAYLAND_DISPLAY").as_deref(), var("DISPLAY").as_deref())? {
             Desktop::X11 => Grab::new(hotkey, None, name).map(|g| Listener::X11(Box::new(g))),
             Desktop::Wayland => {
-                super::portal::PortalShortcut::bind(hotkey, name).map(Listener::Portal)
+                super::portal::PortalShortcut::bind(hotkey.trigger(), name).map(Listener::Portal)
             }
         }
     }

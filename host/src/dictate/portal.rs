@@ -12,8 +12,6 @@ use std::sync::mpsc;
 use ashpd::desktop::global_shortcuts::{GlobalShortcuts, NewShortcut};
 use futures_util::StreamExt;
 
-use super::hotkey::Hotkey;
-
 /// The shortcut's id in the portal session; the desktop keeps the user's choice under it.
 pub const SHORTCUT_ID: &str = "dictate-toggle";
 
@@ -30,11 +28,11 @@ pub struct PortalShortcut {
 }
 
 impl PortalShortcut {
-    /// Binds `hotkey` (its configured spelling `name`, for messages) through the portal on
-    /// the session bus; blocks until the desktop answers, which can mean until the user
-    /// has answered the desktop's dialog.
-    pub fn bind(hotkey: Hotkey, name: &str) -> Result<PortalShortcut, String> {
-        let preferred = hotkey.trigger();
+    /// Binds the key `preferred` (in the XDG shortcuts spelling, such as
+    /// `CTRL+ALT+space`; `name` is its configured spelling, for messages) through the
+    /// portal on the session bus; blocks until the desktop answers, which can mean until
+    /// the user has answered the desktop's dialog.
+    pub fn bind(preferred: String, name: &str) -> Result<PortalShortcut, String> {
         let name = name.to_owned();
         let (ready_tx, ready_rx) = mpsc::channel();
         let (press_tx, presses) = mpsc::channel();
