@@ -270,7 +270,7 @@ impl Run<'_> {
                 .map_err(|e| TranscribeError::Whisper(e.to_string()))?
                 .trim()
                 .to_owned();
-            if text.is_empty() {
+            if text.is_empty() || is_annotation(&text) {
                 continue;
             }
             // whisper's timestamps are in 10 ms units from the part's start.
@@ -371,4 +371,42 @@ fn abort_when(cancel: Arc<AtomicBool>) -> Box<dyn FnMut() -> bool> {
         }
         stop
     })
+}
+
+/// Whether a segment is whisper describing the audio instead of words: "[BLANK_AUDIO]",
+/// "[MUSIC]", "(wind blowing)", "♪ ♪". Such a segment is dropped, so an agent's answer or
+/// a dictation never carries it (tiny.en ends a 10 s answer followed by silence with
+/// "[BLANK_AUDIO]").
+fn is_annotation(text: &str) -> bool {
+    let text = text.trim();
+    let enclosed = |open: char, close: char| {
+        text.starts_with(open)
+            && text.ends_with(close)
+            && text[1..].find(close) == Some(text.len() - 2)
+    };
+    enclosed('[', ']')
+        || enclosed('(', ')')
+        || (!text.is_empty() && text.chars().all(|c| matches!(c, '♪' | '♫' | ' ' | '*')))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_annotation;
+
+    #[test]
+    fn descriptions_of_the_audio_are_not_words() {
+        for note in ["[BLANK_AUDIO]", " [MUSIC] ", "(wind blowing)", "♪ ♪", "*"] {
+            assert!(is_annotation(note), "{note:?}");
+        }
+        for words in [
+            "Yes, go ahead.",
+            "[BLANK_AUDIO] Yes.",
+            "(laughs) That is fine (really).",
+            "[a] and [b]",
+            "",
+            "Use the smaller model (for now).",
+        ] {
+            assert!(!is_annotation(words), "{words:?}");
+        }
+    }
 }
