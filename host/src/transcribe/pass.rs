@@ -265,12 +265,11 @@ impl Run<'_> {
                     self.prompt.push(id);
                 }
             }
-            let text = seg
-                .to_str_lossy()
-                .map_err(|e| TranscribeError::Whisper(e.to_string()))?
-                .trim()
-                .to_owned();
-            if text.is_empty() || is_annotation(&text) {
+            let text = without_annotations(
+                &seg.to_str_lossy()
+                    .map_err(|e| TranscribeError::Whisper(e.to_string()))?,
+            );
+            if text.is_empty() {
                 continue;
             }
             // whisper's timestamps are in 10 ms units from the part's start.
@@ -373,40 +372,62 @@ fn abort_when(cancel: Arc<AtomicBool>) -> Box<dyn FnMut() -> bool> {
     })
 }
 
-/// Whether a segment is whisper describing the audio instead of words: "[BLANK_AUDIO]",
-/// "[MUSIC]", "(wind blowing)", "♪ ♪". Such a segment is dropped, so an agent's answer or
-/// a dictation never carries it (tiny.en ends a 10 s answer followed by silence with
-/// "[BLANK_AUDIO]").
-fn is_annotation(text: &str) -> bool {
-    let text = text.trim();
-    let enclosed = |open: char, close: char| {
-        text.starts_with(open)
-            && text.ends_with(close)
-            && text[1..].find(close) == Some(text.len() - 2)
-    };
-    enclosed('[', ']')
-        || enclosed('(', ')')
-        || (!text.is_empty() && text.chars().all(|c| matches!(c, '♪' | '♫' | ' ' | '*')))
+/// A segment's words without whisper's descriptions of the audio: "[BLANK_AUDIO]" and
+/// "[MUSIC]" wherever they stand (tiny.en ends a 10 s answer followed by silence with
+/// "... end of the month. [BLANK_AUDIO]"), and a segment that is only "(wind blowing)" or
+/// music notes. Speech has no square brackets; words in parentheses are kept when there
+/// are words beside them. Trimmed; empty when nothing was said.
+fn without_annotations(text: &str) -> String {
+    let mut kept = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(open) = rest.find('[') {
+        match rest[open..].find(']') {
+            Some(close) => {
+                kept.push_str(&rest[..open]);
+                rest = &rest[open + close + 1..];
+            }
+            None => break,
+        }
+    }
+    kept.push_str(rest);
+    let words = kept.split_whitespace().collect::<Vec<_>>().join(" ");
+    let described = words.starts_with('(')
+        && words.ends_with(')')
+        && words[1..].find(')') == Some(words.len() - 2);
+    let notes = words.chars().all(|c| matches!(c, '♪' | '♫' | ' ' | '*'));
+    if described || notes {
+        String::new()
+    } else {
+        words
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::is_annotation;
+    use super::without_annotations;
 
     #[test]
     fn descriptions_of_the_audio_are_not_words() {
-        for note in ["[BLANK_AUDIO]", " [MUSIC] ", "(wind blowing)", "♪ ♪", "*"] {
-            assert!(is_annotation(note), "{note:?}");
-        }
-        for words in [
-            "Yes, go ahead.",
-            "[BLANK_AUDIO] Yes.",
-            "(laughs) That is fine (really).",
-            "[a] and [b]",
-            "",
-            "Use the smaller model (for now).",
+        for (heard, words) in [
+            ("[BLANK_AUDIO]", ""),
+            (" [MUSIC] ", ""),
+            ("(wind blowing)", ""),
+            ("♪ ♪", ""),
+            ("*", ""),
+            (" end of the month. [BLANK_AUDIO]", "end of the month."),
+            ("[BLANK_AUDIO] Yes.", "Yes."),
+            (" Yes, go ahead.", "Yes, go ahead."),
+            (
+                "(laughs) That is fine (really).",
+                "(laughs) That is fine (really).",
+            ),
+            (
+                "Use the smaller model (for now).",
+                "Use the smaller model (for now).",
+            ),
+            ("an open [ bracket", "an open [ bracket"),
         ] {
-            assert!(!is_annotation(words), "{words:?}");
+            assert_eq!(without_annotations(heard), words, "{heard:?}");
         }
     }
 }
