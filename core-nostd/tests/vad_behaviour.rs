@@ -33,6 +33,16 @@ fn voiced(noise: &mut Noise, amp: i32, noise_amp: i32, frame_index: usize) -> Fr
     f
 }
 
+/// 2 s of noise (amplitude 1000), 1 s of tone at `amp` over it, then `after` frames of
+/// the noise alone.
+fn burst(amp: i32, after: usize) -> Vec<Frame> {
+    let mut n = Noise(3);
+    let mut frames: Vec<Frame> = (0..200).map(|_| n.frame(1000)).collect();
+    frames.extend((0..100).map(|i| voiced(&mut n, amp, 1000, i)));
+    frames.extend((0..after).map(|_| n.frame(1000)));
+    frames
+}
+
 fn run(vad: &mut Vad, frames: impl IntoIterator<Item = Frame>) -> Vec<bool> {
     frames.into_iter().map(|f| vad.process(&f).speech).collect()
 }
@@ -53,12 +63,8 @@ fn steady_noise_alone_is_never_speech_at_any_level() {
 
 #[test]
 fn a_tone_burst_10_db_over_noise_is_found_and_released() {
-    let mut n = Noise(3);
     let mut vad = Vad::default();
-    let mut frames: Vec<Frame> = (0..200).map(|_| n.frame(1000)).collect();
-    frames.extend((0..100).map(|i| voiced(&mut n, 2000, 1000, i)));
-    frames.extend((0..200).map(|_| n.frame(1000)));
-    let speech = run(&mut vad, frames);
+    let speech = run(&mut vad, burst(2000, 200));
     let first = speech.iter().position(|&s| s).expect("speech found");
     let last = speech.iter().rposition(|&s| s).unwrap();
     assert!((200..=204).contains(&first), "onset at frame {first}");
@@ -68,12 +74,8 @@ fn a_tone_burst_10_db_over_noise_is_found_and_released() {
 
 #[test]
 fn after_a_burst_voiced_ends_tail_frames_after_the_level_falls_and_speech_a_hangover_after() {
-    let mut n = Noise(3);
     let mut vad = Vad::default();
-    let mut frames: Vec<Frame> = (0..200).map(|_| n.frame(1000)).collect();
-    frames.extend((0..100).map(|i| voiced(&mut n, 4000, 1000, i)));
-    frames.extend((0..100).map(|_| n.frame(1000)));
-    let report: Vec<_> = frames.iter().map(|f| vad.process(f)).collect();
+    let report: Vec<_> = burst(4000, 100).iter().map(|f| vad.process(f)).collect();
     let last_speech = report.iter().rposition(|r| r.speech).unwrap();
     let last_voiced = report.iter().rposition(|r| r.voiced).unwrap();
     let cfg = Vad::DEFAULT;

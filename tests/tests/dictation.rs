@@ -35,6 +35,13 @@ fn config(name: &str) -> PathBuf {
     path
 }
 
+/// A scratch file, gone if an earlier run left it, where a window writes what it received.
+fn received_file(name: &str) -> PathBuf {
+    let path = scratch().join(format!("dictate-{name}-{}.txt", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    path
+}
+
 fn yazses(runtime: &Path, config: &Path, args: &[&str]) -> Output {
     Command::new(yazses_bin())
         .arg("--config")
@@ -203,8 +210,7 @@ fn toggle_dictates_a_line_and_ask_human_is_refused_meanwhile() {
 fn dictated_words_are_typed_into_a_real_x_client() {
     let x = yazses_tests::x11::Xvfb::start();
     assert!(x.run("setxkbmap", &["de"]).status.success());
-    let out = scratch().join(format!("dictate-xterm-{}.txt", std::process::id()));
-    let _ = std::fs::remove_file(&out);
+    let out = received_file("xterm");
     let mut xterm = x.xterm_into(&out);
     let runtime = runtime_dir("dictate-x11");
     let cfg = config("x11");
@@ -233,15 +239,10 @@ fn dictated_words_are_typed_into_a_real_x_client() {
 #[test]
 fn text_for_a_window_closed_mid_dictation_is_kept_not_typed_elsewhere() {
     let x = yazses_tests::x11::Xvfb::start();
-    let scratch_file = |name: &str| {
-        let path = scratch().join(format!("dictate-{name}-{}.txt", std::process::id()));
-        let _ = std::fs::remove_file(&path);
-        path
-    };
-    let behind_out = scratch_file("behind");
+    let behind_out = received_file("behind");
     let mut behind = x.xterm_into(&behind_out);
     let before = x.toplevels();
-    let mut aimed = x.xterm_into(&scratch_file("aimed"));
+    let mut aimed = x.xterm_into(&received_file("aimed"));
     let window = x
         .toplevels()
         .into_iter()
@@ -288,8 +289,7 @@ fn dictate_once(runtime: &Path, cfg: &Path) {
 /// config) on `sway`, and returns what the foot received.
 fn dictated_on_wayland(sway: &yazses_tests::wayland::Sway, output: &str, ini: &str) -> String {
     let name = format!("wayland-{output}");
-    let out = scratch().join(format!("dictate-foot-{output}-{}.txt", std::process::id()));
-    let _ = std::fs::remove_file(&out);
+    let out = received_file(&format!("foot-{output}"));
     let mut foot = sway.foot_into(&out, ini);
     let runtime = runtime_dir(&name);
     let cfg = config(&name);
@@ -553,8 +553,7 @@ fn holding_the_dongles_button_dictates_from_the_first_word() {
 fn holding_the_dongles_button_types_the_words_into_a_real_x_client() {
     let x = yazses_tests::x11::Xvfb::start();
     assert!(x.run("setxkbmap", &["de"]).status.success());
-    let out = scratch().join(format!("dictate-button-xterm-{}.txt", std::process::id()));
-    let _ = std::fs::remove_file(&out);
+    let out = received_file("button-xterm");
     let mut xterm = x.xterm_into(&out);
     let (pty, runtime, cfg) = dongle_setup("dictate-button-x11");
     let dictation = start_dictation(&runtime, &cfg, "type", Screen::X11(&x.display));
