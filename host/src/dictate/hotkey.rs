@@ -11,6 +11,7 @@ use x11rb::connection::Connection;
 use x11rb::protocol::Event;
 use x11rb::protocol::xproto::{ConnectionExt as _, GrabMode, Keycode, ModMask};
 
+use super::desktop::Desktop;
 use super::keymap::Keymap;
 
 /// A parsed hotkey: modifiers and a keysym.
@@ -80,29 +81,12 @@ impl Hotkey {
     }
 }
 
-/// Which desktop binds the hotkey.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Desktop {
-    /// An X server: a key grab on its root window.
-    X11,
-    /// A Wayland compositor: the GlobalShortcuts portal (a grab on Xwayland's root would
-    /// only hear keys typed into X windows).
-    Wayland,
-}
-
-impl Desktop {
-    /// The desktop the session runs, from `WAYLAND_DISPLAY` and `DISPLAY`: Wayland wins
-    /// when both are set, since its X server is then only Xwayland.
-    pub fn of_session(wayland: Option<&str>, x11: Option<&str>) -> Result<Desktop, String> {
-        let set = |v: Option<&str>| v.is_some_and(|v| !v.is_empty());
-        if set(wayland) {
-            Ok(Desktop::Wayland)
-        } else if set(x11) {
-            Ok(Desktop::X11)
-        } else {
-            Err("the hotkey needs a desktop session (neither WAYLAND_DISPLAY nor DISPLAY is set); use the `command` trigger and `yazses dictate toggle`".into())
-        }
-    }
+/// The desktop that binds the hotkey (on Wayland the GlobalShortcuts portal, since a grab
+/// on Xwayland's root would only hear keys typed into X windows), or why there is none.
+fn hotkey_desktop(session: Option<Desktop>) -> Result<Desktop, String> {
+    session.ok_or_else(|| {
+        "the hotkey needs a desktop session (neither WAYLAND_DISPLAY nor DISPLAY is set); use the `command` trigger and `yazses dictate toggle`".into()
+    })
 }
 
 /// The bound hotkey, on either desktop.
@@ -118,8 +102,7 @@ impl Listener {
     /// Binds `name` (a `[dictate] hotkey` value) on the session's desktop.
     pub fn bind(name: &str) -> Result<Listener, String> {
         let hotkey = Hotkey::parse(name)?;
-        let var = |k: &str| std::env::var(k).ok();
-        match Desktop::of_session(var("WAYLAND_DISPLAY").as_deref(), var("DISPLAY").as_deref())? {
+        match hotkey_desktop(Desktop::current())? {
             Desktop::X11 => Grab::new(hotkey, None, name).map(|g| Listener::X11(Box::new(g))),
             Desktop::Wayland => {
                 super::portal::PortalShortcut::bind(hotkey.trigger(), name).map(Listener::Portal)
@@ -271,13 +254,22 @@ mod tests {
     fn a_wayland_session_binds_through_the_portal_even_with_xwayland_beside_it() {
         use Desktop::*;
         assert_eq!(
-            Desktop::of_session(Some("wayland-0"), Some(":0")),
+            hotkey_desktop(Desktop::of_session(Some("wayland-0"), Some(":0"))),
             Ok(Wayland)
         );
-        assert_eq!(Desktop::of_session(Some("wayland-1"), None), Ok(Wayland));
-        assert_eq!(Desktop::of_session(Some(""), Some(":0")), Ok(X11));
-        assert_eq!(Desktop::of_session(None, Some(":1")), Ok(X11));
-        let none = Desktop::of_session(None, Some("")).unwrap_err();
+        assert_eq!(
+            hotkey_desktop(Desktop::of_session(Some("wayland-1"), None)),
+            Ok(Wayland)
+        );
+        assert_eq!(
+            hotkey_desktop(Desktop::of_session(Some(""), Some(":0"))),
+            Ok(X11)
+        );
+        assert_eq!(
+            hotkey_desktop(Desktop::of_session(None, Some(":1"))),
+            Ok(X11)
+        );
+        let none = hotkey_desktop(Desktop::of_session(None, Some(""))).unwrap_err();
         assert!(none.contains("yazses dictate toggle"), "{none}");
     }
 }

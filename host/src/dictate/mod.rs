@@ -7,6 +7,7 @@
 //! - [`hotkey`]: the key that toggles a dictation, and its X11 grab.
 //! - [`portal`]: the same key on Wayland, bound through the GlobalShortcuts portal.
 //! - [`keymap`]: the X11 keyboard map the typers and the hotkey read.
+//! - [`desktop`]: whether the session runs X11 or Wayland, for the hotkey and the outputs.
 //! - [`deliver`]: what every output is ([`deliver::Deliver`]), and stdout.
 //! - [`focus`]: the X11 window a dictation is meant for, and whether it is still there.
 //! - [`paste`]: the X11 clipboard paste, which gives the clipboard back afterwards.
@@ -19,6 +20,7 @@
 
 pub mod control;
 pub mod deliver;
+pub mod desktop;
 pub mod focus;
 pub mod hotkey;
 pub mod keymap;

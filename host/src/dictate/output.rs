@@ -22,41 +22,34 @@ use x11rb::protocol::xtest::ConnectionExt as _;
 
 use super::deliver::installed;
 pub use super::deliver::{Deliver, DeliverError, Stdout};
+use super::desktop::Desktop;
 use super::focus::Aim;
 use super::keymap::Keymap;
 
 /// The typer for this session: X11 when `DISPLAY` is set and no Wayland compositor is,
 /// else `wtype` or `ydotool` on Wayland. Fails at once, naming what to install.
 pub fn typer() -> Result<Box<dyn Deliver>, DeliverError> {
-    let wayland = std::env::var_os("WAYLAND_DISPLAY").is_some_and(|v| !v.is_empty());
-    let x11 = std::env::var_os("DISPLAY").is_some_and(|v| !v.is_empty());
-    if wayland {
-        return Ok(Box::new(CommandTyper::find()?));
+    match Desktop::current() {
+        Some(Desktop::Wayland) => Ok(Box::new(CommandTyper::find()?)),
+        Some(Desktop::X11) => Ok(Box::new(X11Typer::connect()?)),
+        None => Err(DeliverError::Unavailable(
+            "there is no display to type into (neither WAYLAND_DISPLAY nor DISPLAY is set); use --output stdout"
+                .into(),
+        )),
     }
-    if x11 {
-        return Ok(Box::new(X11Typer::connect()?));
-    }
-    Err(DeliverError::Unavailable(
-        "there is no display to type into (neither WAYLAND_DISPLAY nor DISPLAY is set); use --output stdout"
-            .into(),
-    ))
 }
 
 /// The paster for this session: the Wayland clipboard through wl-clipboard and wtype when
 /// a Wayland compositor is running, else the X11 clipboard. Fails at once, naming what to
 /// install.
 pub fn paster() -> Result<Box<dyn Deliver>, DeliverError> {
-    let wayland = std::env::var_os("WAYLAND_DISPLAY").is_some_and(|v| !v.is_empty());
-    let x11 = std::env::var_os("DISPLAY").is_some_and(|v| !v.is_empty());
-    if wayland {
-        return Ok(Box::new(super::wayland_paste::WaylandPaster::find()?));
-    }
-    if !x11 {
-        return Err(DeliverError::Unavailable(
+    match Desktop::current() {
+        Some(Desktop::Wayland) => Ok(Box::new(super::wayland_paste::WaylandPaster::find()?)),
+        Some(Desktop::X11) => Ok(Box::new(super::paste::X11Paster::connect_to(None)?)),
+        None => Err(DeliverError::Unavailable(
             "there is no display to paste into (neither WAYLAND_DISPLAY nor DISPLAY is set); use --output stdout".into(),
-        ));
+        )),
     }
-    Ok(Box::new(super::paste::X11Paster::connect_to(None)?))
 }
 
 /// Types through the X server's XTEST extension.
