@@ -55,6 +55,10 @@ pub struct Answer {
     /// Whether the question was said out loud; `false` when the user turned speaking off
     /// (`[speak] enabled = false`) and it was only printed.
     pub spoken: bool,
+    /// How the end of the answer was judged, with `[turn] mode = "smart"`: the last
+    /// check's decision, which signal gave it, and when. Absent with the fixed policy.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub turn: Option<crate::turn::TurnReport>,
 }
 
 /// Why a question was not asked, or its answer not obtained. Each says what happened and
@@ -244,14 +248,36 @@ impl AskHuman {
             return Err(refund(AskError::Cancelled));
         }
         let endpoint = self.endpoint(timeout_s);
+        let options = Options {
+            threads: self.config.transcribe.threads,
+            // Latency matters more than the last word of accuracy for a short answer.
+            beam_size: 1,
+            fit_context: true,
+            ..Options::default()
+        };
+        // The model is loaded at the first end-of-turn check (only once speech began), or
+        // after the capture; never for a question nobody answered.
+        let mut model = Loader::new(transcriber);
+        let mut judge = crate::turn::words_judge(|kept| {
+            let t = model.get()?;
+            t.said(kept, &options).map_err(|e| e.to_string())
+        });
         let utterance = session
-            .capture(&*self.open, Vad::DEFAULT, endpoint, cancel)
+            .capture_turn(
+                &*self.open,
+                Vad::DEFAULT,
+                endpoint,
+                &self.config.turn,
+                cancel,
+                &mut judge,
+            )
             .map_err(|e| {
                 refund(match e {
                     CaptureError::Cancelled => AskError::Cancelled,
                     e => AskError::Capture(e.to_string()),
                 })
             })?;
+        drop(judge);
         // The microphone is closed and the next question may start.
         let mut answer = Answer {
             answer: String::new(),
@@ -260,16 +286,14 @@ impl AskHuman {
             listen_ms: utterance.listen_ms,
             queued_ms,
             spoken: speak.enabled,
+            turn: utterance.turn,
         };
-        if !utterance.samples.is_empty() {
-            let transcriber = transcriber().map_err(|e| refund(AskError::Transcribe(e)))?;
-            let options = Options {
-                threads: self.config.transcribe.threads,
-                // Latency matters more than the last word of accuracy for a short answer.
-                beam_size: 1,
-                fit_context: true,
-                ..Options::default()
-            };
+        if let Some(said) = utterance.said {
+            // Nothing was said after the end-of-turn check: its transcript is the answer.
+            answer.heard = said.heard;
+            answer.answer = said.text;
+        } else if !utterance.samples.is_empty() {
+            let transcriber = model.get().map_err(|e| refund(AskError::Transcribe(e)))?;
             let said = transcriber
                 .said(utterance.samples, &options)
                 .map_err(|e| refund(AskError::Transcribe(e.to_string())))?;
@@ -280,6 +304,28 @@ impl AskHuman {
             .ledger()
             .settle(&reservation, answer.heard, unix_ms())?;
         Ok(answer)
+    }
+}
+
+/// The transcriber, loaded on first use; a failed load is kept and returned again.
+struct Loader<F> {
+    load: Option<F>,
+    got: Option<Result<Arc<dyn Transcriber>, String>>,
+}
+
+impl<F: FnOnce() -> Result<Arc<dyn Transcriber>, String>> Loader<F> {
+    fn new(load: F) -> Loader<F> {
+        Loader {
+            load: Some(load),
+            got: None,
+        }
+    }
+
+    fn get(&mut self) -> Result<Arc<dyn Transcriber>, String> {
+        if let Some(load) = self.load.take() {
+            self.got = Some(load());
+        }
+        self.got.clone().expect("loaded above")
     }
 }
 

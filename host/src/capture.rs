@@ -21,6 +21,8 @@ use yazses_core::time::Instant;
 use yazses_core::vad::VadConfig;
 
 use crate::source::{FrameSource, LinkStats, SourceError};
+use crate::transcribe::Said;
+use crate::turn::{Judgement, Step, Turn, TurnReport};
 
 /// Why a capture failed.
 #[derive(Debug, thiserror::Error)]
@@ -78,6 +80,11 @@ pub struct Utterance {
     /// When the source failed part-way through a push-to-talk capture (a dongle unplugged
     /// mid-sentence), why; the audio up to that point is kept in `samples`.
     pub cut_short: Option<String>,
+    /// How the end of the turn was judged, when a turn policy ran and checked.
+    pub turn: Option<TurnReport>,
+    /// The turn check's transcript, when nothing was said after it: the whole answer,
+    /// already transcribed.
+    pub said: Option<Said>,
 }
 
 /// Pre-roll kept before the start of speech.
@@ -98,6 +105,10 @@ pub struct Capture {
     /// Keep every frame from the start, not only from the pre-roll before speech (push
     /// to talk: the user said when to listen).
     keep_all: bool,
+    /// The end-of-turn policy above the core's, when one runs.
+    turn: Option<Turn>,
+    /// Whether the turn policy wants its signals read before the next frame.
+    check_due: bool,
 }
 
 /// Why and when a capture stopped, and who decided.
@@ -139,6 +150,58 @@ impl Capture {
             frames: 0,
             source_decides,
             keep_all,
+            turn: None,
+            check_due: false,
+        }
+    }
+
+    /// This capture with `turn` deciding the end of speech above the core (whose
+    /// endpoint should be [`Turn::core_endpoint`]). A source that decides the end itself
+    /// keeps deciding it; the turn is not used then.
+    pub fn with_turn(mut self, turn: Turn) -> Capture {
+        if !self.source_decides {
+            self.turn = Some(turn);
+        }
+        self
+    }
+
+    /// Where the last speech ended, in milliseconds of audio, once speech has started.
+    fn speech_end_ms(&self) -> Option<u64> {
+        self.autostop
+            .endpoint()
+            .speech_end()
+            .map(Instant::total_millis)
+    }
+
+    /// When the turn policy asked for a check after the last frame: the audio kept so far,
+    /// for the signals to read. Hand the result to [`Capture::judged`].
+    pub fn check_due(&self) -> Option<&[i16]> {
+        self.check_due.then_some(&self.kept[..])
+    }
+
+    /// The result of the check [`Capture::check_due`] asked for; the stop, when it ends
+    /// the turn now.
+    pub fn judged(&mut self, judgement: Judgement) -> Option<Stop> {
+        self.check_due = false;
+        let end = self.speech_end_ms()?;
+        let now = self.frames * 10;
+        self.turn.as_mut()?.judged(end, now, judgement);
+        self.turn_step()
+    }
+
+    fn turn_step(&mut self) -> Option<Stop> {
+        let turn = self.turn.as_ref()?;
+        match turn.step(self.speech_end_ms(), self.frames * 10) {
+            Step::Listen => None,
+            Step::Check => {
+                self.check_due = true;
+                None
+            }
+            Step::Stop => Some(Stop {
+                reason: StopReason::EndOfSpeech,
+                at_ms: self.frames * 10,
+                by_source: false,
+            }),
         }
     }
 
@@ -165,7 +228,7 @@ impl Capture {
         }
         // With a source that decides the end, the host keeps only the caller's timeout
         // and the hard cap of its own decisions.
-        report
+        let core = report
             .decision
             .stop()
             .filter(|stop| {
@@ -175,7 +238,8 @@ impl Capture {
                 reason: stop.reason,
                 at_ms: stop.at.total_millis(),
                 by_source: false,
-            })
+            });
+        core.or_else(|| self.turn_step())
     }
 
     /// The user's own end (a push-to-talk release), after the frames pushed so far.
@@ -198,6 +262,9 @@ impl Capture {
 
     /// The utterance, once stopped.
     pub fn finish(self, stop: Stop, link: LinkStats) -> Utterance {
+        let end = self.speech_end_ms();
+        let turn = self.turn.as_ref().and_then(Turn::report).cloned();
+        let said = self.turn.as_ref().and_then(|t| t.answer(end)).cloned();
         Utterance {
             samples: self.kept,
             stopped_because: stop.reason.into(),
@@ -210,9 +277,14 @@ impl Capture {
             ended_by_source: stop.by_source,
             link,
             cut_short: None,
+            turn,
+            said,
         }
     }
 }
+
+/// Reads the end-of-turn signals over the audio kept so far (see [`Capture::check_due`]).
+pub type Judge<'a> = &'a mut dyn FnMut(&[i16]) -> Judgement;
 
 /// Runs `source` through a [`Capture`] until it stops. `cancel` is checked every frame.
 pub fn listen(
@@ -222,16 +294,19 @@ pub fn listen(
     cancel: &AtomicBool,
 ) -> Result<Utterance, CaptureError> {
     let capture = Capture::new(vad, endpoint, source.decides_end());
-    listen_with(source, capture, cancel, None)
+    listen_with(source, capture, cancel, None, None)
 }
 
 /// Runs `source` through `capture` until it stops, is cancelled, or `release` is set (the
-/// user let go of push-to-talk: what was heard so far is the utterance).
+/// user let go of push-to-talk: what was heard so far is the utterance). `judge` reads
+/// the end-of-turn signals when the capture's turn policy asks; without one, every check
+/// is unsure and the acoustic end silence decides.
 pub fn listen_with(
     source: &mut dyn FrameSource,
     mut capture: Capture,
     cancel: &AtomicBool,
     release: Option<&AtomicBool>,
+    mut judge: Option<Judge<'_>>,
 ) -> Result<Utterance, CaptureError> {
     let stop = loop {
         if cancel.load(Ordering::Relaxed) {
@@ -261,6 +336,17 @@ pub fn listen_with(
         }
         if let Some(stop) = capture.push(&next.unwrap_or([0; FRAME_SAMPLES])) {
             break stop;
+        }
+        // The check runs between frames; a live source buffers what arrives meanwhile,
+        // so the decision lands at the same point of the audio as it would with no delay.
+        if let Some(kept) = capture.check_due() {
+            let judgement = match judge.as_mut() {
+                Some(judge) => judge(kept),
+                None => Judgement::unsure("no end-of-turn signal"),
+            };
+            if let Some(stop) = capture.judged(judgement) {
+                break stop;
+            }
         }
     };
     Ok(capture.finish(stop, source.link_stats()))

@@ -22,6 +22,8 @@ pub struct Config {
     pub speak: Speak,
     /// `[dictate]`: push-to-talk dictation.
     pub dictate: DictateConfig,
+    /// `[turn]`: when an answer is over (`ask_human`, `yazses listen`).
+    pub turn: crate::turn::TurnConfig,
 }
 
 /// `[mcp]`.
@@ -529,6 +531,28 @@ impl Config {
         if !(1..=120).contains(&d.max_s) {
             return bad("dictate.max_s", d.max_s.to_string(), "1 to 120 seconds");
         }
+        let turn = &self.turn;
+        if !(100..=2000).contains(&turn.check_after_ms) {
+            return bad(
+                "turn.check_after_ms",
+                turn.check_after_ms.to_string(),
+                "100 to 2000 milliseconds",
+            );
+        }
+        if !(500..=10_000).contains(&turn.max_end_silence_ms) {
+            return bad(
+                "turn.max_end_silence_ms",
+                turn.max_end_silence_ms.to_string(),
+                "500 to 10000 milliseconds",
+            );
+        }
+        if !(100..=turn.max_end_silence_ms).contains(&turn.min_end_silence_ms) {
+            return bad(
+                "turn.min_end_silence_ms",
+                turn.min_end_silence_ms.to_string(),
+                "100 milliseconds to turn.max_end_silence_ms",
+            );
+        }
         if self.audio.source == SourceKind::File && self.audio.file.as_os_str().is_empty() {
             return bad(
                 "audio.file",
@@ -648,6 +672,24 @@ mod tests {
                 t.elapsed()
             );
         }
+    }
+
+    #[test]
+    fn the_turn_policy_is_read_and_its_limits_named() {
+        let (c, unknown) =
+            parse("[turn]\nmode = \"smart\"\ncheck_after_ms = 250\nmax_end_silence_ms = 2500\n")
+                .unwrap();
+        assert!(unknown.is_empty());
+        assert_eq!(c.turn.mode, crate::turn::TurnMode::Smart);
+        assert_eq!(
+            (c.turn.check_after_ms, c.turn.max_end_silence_ms),
+            (250, 2500)
+        );
+        c.validate(Path::new("c.toml")).unwrap();
+        let (c, _) = parse("[turn]\nmin_end_silence_ms = 4000\n").unwrap();
+        let err = c.validate(Path::new("c.toml")).unwrap_err().to_string();
+        assert!(err.contains("turn.min_end_silence_ms = 4000"), "{err}");
+        assert!(parse("[turn]\nmode = \"psychic\"\n").is_err());
     }
 
     #[test]

@@ -11,6 +11,8 @@
 //!   yazses process of the user.
 //! - [`session`]: the one way to hear the user: lease, open the source, capture, release,
 //!   transcribe (`ask_human`, `yazses listen`).
+//! - [`turn`]: end of turn above the core's end of speech: stop soon after a finished
+//!   answer, wait through a thinking pause.
 //! - [`ask`]: `ask_human` and its restraints; [`mcp`]: the MCP server.
 //! - [`cli`]: the `yazses` command line.
 //!
@@ -42,3 +44,4 @@ pub mod session;
 pub mod source;
 pub mod speak;
 pub mod transcribe;
+pub mod turn;

@@ -19,6 +19,7 @@ use yazses_core::vad::VadConfig;
 use crate::capture::{self, Capture, CaptureError, Utterance};
 use crate::coord::{CoordError, Coordinator, Lease, Purpose, Request, Waiting};
 use crate::source::{FrameSource, SourceError};
+use crate::turn::{Turn, TurnConfig, TurnMode};
 
 /// Opens the capture source; called once per session, under the lease.
 pub type OpenSource<'a> =
@@ -81,11 +82,37 @@ impl Session {
             |decides| Capture::new(vad, endpoint, decides),
             cancel,
             None,
+            None,
         )
     }
 
+    /// Like [`Session::capture`], under the end-of-turn policy `turn`: with
+    /// `mode = "smart"`, `judge` reads the signals at each check (see [`crate::turn`]).
+    pub fn capture_turn(
+        self,
+        open: OpenSource<'_>,
+        vad: VadConfig,
+        endpoint: EndpointConfig,
+        turn: &TurnConfig,
+        cancel: &AtomicBool,
+        judge: capture::Judge<'_>,
+    ) -> Result<Utterance, CaptureError> {
+        if turn.mode == TurnMode::Fixed {
+            return self.capture(open, vad, endpoint, cancel);
+        }
+        let turn = Turn::new(*turn, &endpoint);
+        let core = turn.core_endpoint(&endpoint);
+        let make = |decides| match decides {
+            // The source's own end decides; the core keeps the acoustic endpoint.
+            true => Capture::new(vad, endpoint, true),
+            false => Capture::new(vad, core, false).with_turn(turn),
+        };
+        self.capture_with(open, endpoint, make, cancel, None, Some(judge))
+    }
+
     /// Like [`Session::capture`], with the capture machine made by `make` (told whether
-    /// the source decides the end itself), and `release` to end it when the user lets go.
+    /// the source decides the end itself), `release` to end it when the user lets go, and
+    /// `judge` to read the end-of-turn signals when the machine has a turn policy.
     pub fn capture_with(
         self,
         open: OpenSource<'_>,
@@ -93,10 +120,11 @@ impl Session {
         make: impl FnOnce(bool) -> Capture,
         cancel: &AtomicBool,
         release: Option<&AtomicBool>,
+        judge: Option<capture::Judge<'_>>,
     ) -> Result<Utterance, CaptureError> {
         let mut source = open(endpoint)?;
         let capture = make(source.decides_end());
-        let utterance = capture::listen_with(source.as_mut(), capture, cancel, release);
+        let utterance = capture::listen_with(source.as_mut(), capture, cancel, release, judge);
         // The source first (the microphone, the dongle's port), then the lease.
         drop(source);
         drop(self.lease);

@@ -42,12 +42,17 @@ pub struct ListenArgs {
     #[arg(long, env = "YAZSES_MODEL")]
     pub model: Option<String>,
     /// Print one JSON object (text, heard, audio_ms, stopped_because, listen_ms,
-    /// speech_start_ms, ended_by_source, link) instead of the text.
+    /// speech_start_ms, ended_by_source, link, turn) instead of the text.
     #[arg(long)]
     pub json: bool,
     /// Capture only: report how the capture went, without loading a model.
     #[arg(long)]
     pub no_transcribe: bool,
+    /// The end-of-turn policy [default: the config's turn.mode]: `smart` stops soon after
+    /// a finished sentence and waits through a pause mid-sentence (it reads the words, so
+    /// it needs the model; with --no-transcribe it is fixed).
+    #[arg(long, value_enum)]
+    pub turn: Option<crate::turn::TurnMode>,
     /// The longest to wait while another yazses process has the microphone, in seconds.
     #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(0..=3600))]
     pub queue_s: u64,
@@ -64,6 +69,9 @@ impl ListenArgs {
         }
         if let Some(file) = &self.file {
             config.audio.file = file.clone();
+        }
+        if let Some(mode) = self.turn {
+            config.turn.mode = mode;
         }
     }
 }
@@ -89,7 +97,35 @@ pub(super) fn run(args: ListenArgs, config: &config::Config) -> anyhow::Result<(
     })?;
     let audio = config.audio.clone();
     let open = move |endpoint| crate::source::open(&audio, endpoint);
-    let utterance = session.capture(&open, yazses_core::vad::Vad::DEFAULT, endpoint, &no)?;
+    let options = Options {
+        threads: config.transcribe.threads,
+        beam_size: usize::from(config.transcribe.beam_size),
+        fit_context: true,
+        ..Options::default()
+    };
+    let mut turn = config.turn;
+    // Loaded before listening when the turn policy reads the words as they come.
+    let mut engine = None;
+    if args.no_transcribe {
+        turn.mode = crate::turn::TurnMode::Fixed;
+    } else if turn.mode == crate::turn::TurnMode::Smart {
+        engine = Some(load(&args, config)?);
+    }
+    let mut judge = crate::turn::words_judge(|kept| match &engine {
+        Some(engine) => engine
+            .transcribe_capture(kept, &options)
+            .map_err(|e| e.to_string()),
+        None => Err("no model loaded".into()),
+    });
+    let utterance = session.capture_turn(
+        &open,
+        yazses_core::vad::Vad::DEFAULT,
+        endpoint,
+        &turn,
+        &no,
+        &mut judge,
+    )?;
+    drop(judge);
     let link = utterance.link;
     if link.corrupt_frames > 0 || link.lost_frames > 0 {
         eprintln!(
@@ -100,14 +136,14 @@ pub(super) fn run(args: ListenArgs, config: &config::Config) -> anyhow::Result<(
     let audio_ms = utterance.samples.len() as u64 / 16;
     let mut text = String::new();
     let mut heard = false;
-    if !utterance.samples.is_empty() && !args.no_transcribe {
-        let path = model::resolve(args.model.as_deref().unwrap_or(&config.transcribe.model))?;
-        let engine = Engine::load(&path)?;
-        let options = Options {
-            threads: config.transcribe.threads,
-            beam_size: usize::from(config.transcribe.beam_size),
-            fit_context: true,
-            ..Options::default()
+    if let Some(said) = utterance.said {
+        // Nothing was said after the end-of-turn check: its transcript is the answer.
+        heard = said.heard;
+        text = said.text;
+    } else if !utterance.samples.is_empty() && !args.no_transcribe {
+        let engine = match engine {
+            Some(engine) => engine,
+            None => load(&args, config)?,
         };
         let said = engine.transcribe_capture(utterance.samples, &options)?;
         heard = said.heard;
@@ -123,6 +159,7 @@ pub(super) fn run(args: ListenArgs, config: &config::Config) -> anyhow::Result<(
             "speech_start_ms": utterance.speech_start_ms,
             "ended_by_source": utterance.ended_by_source,
             "link": link,
+            "turn": utterance.turn,
         });
         print(&format!("{v}\n"))
     } else {
@@ -134,4 +171,10 @@ pub(super) fn run(args: ListenArgs, config: &config::Config) -> anyhow::Result<(
         }
         print(&format!("{text}\n"))
     }
+}
+
+/// The whisper model the flags or the config name.
+fn load(args: &ListenArgs, config: &config::Config) -> anyhow::Result<Engine> {
+    let path = model::resolve(args.model.as_deref().unwrap_or(&config.transcribe.model))?;
+    Ok(Engine::load(&path)?)
 }

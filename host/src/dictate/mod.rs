@@ -418,6 +418,7 @@ impl Job {
                 |decides| Capture::with_keep_all(Vad::DEFAULT, endpoint, decides, true),
                 &never,
                 Some(&self.release),
+                None,
             )
             .map_err(|e| e.to_string())?;
         tracing::debug!(

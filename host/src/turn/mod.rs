@@ -1,0 +1,353 @@
+//! End of turn: above the core's acoustic end of speech, decide whether the user has
+//! finished, and stop sooner when they have, later when they are mid-thought.
+//!
+//! [`Turn`] is a pure machine on the capture's own clock, like the core below it: after
+//! every frame it is told where the last speech ended and what time it is, and answers
+//! [`Step::Listen`], [`Step::Check`] (ask the signals now) or [`Step::Stop`]. The driver
+//! ([`crate::capture::listen_with`]) runs the check and hands back a [`Judgement`];
+//! because the capture's clock only moves with frames, a file played faster than real
+//! time gets the same decisions as a live microphone (whose frames wait in the source's
+//! buffer while a check runs).
+//!
+//! After `check_after_ms` of silence, one check per pause:
+//! - **finished**: stop once `min_end_silence_ms` of silence has passed (at once, with
+//!   the defaults);
+//! - **unfinished**: keep listening up to `max_end_silence_ms`;
+//! - **unsure**: the acoustic policy's own end silence.
+//!
+//! Speech after a check starts a new pause and a new check. The signals: [`words`] (the
+//! partial transcript, whose text is reused as the answer when nothing was said after
+//! it). The prosody model of DESIGN.md §9 (Smart Turn) is not built yet; `mode = "smart"`
+//! runs on the words and the acoustics alone and says so once in the log.
+
+pub mod words;
+
+use serde::{Deserialize, Serialize};
+use yazses_core::endpoint::EndpointConfig;
+use yazses_core::time::Duration;
+
+pub use words::Verdict;
+
+/// `[turn] mode`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum TurnMode {
+    /// Stop after the acoustic end silence, whatever was said.
+    #[default]
+    Fixed,
+    /// Decide from what was said: stop soon after a finished answer, wait through a
+    /// thinking pause.
+    Smart,
+}
+
+/// `[turn]`: the end-of-turn policy for `ask_human` and `yazses listen`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TurnConfig {
+    /// `fixed` (acoustics only) or `smart` (words, then acoustics).
+    pub mode: TurnMode,
+    /// Silence after speech before the first check, in milliseconds.
+    pub check_after_ms: u64,
+    /// The least silence a finished turn stops after, in milliseconds.
+    pub min_end_silence_ms: u64,
+    /// The most silence an unfinished turn is waited through, in milliseconds.
+    pub max_end_silence_ms: u64,
+}
+
+impl Default for TurnConfig {
+    fn default() -> Self {
+        TurnConfig {
+            mode: TurnMode::Fixed,
+            check_after_ms: 300,
+            min_end_silence_ms: 300,
+            max_end_silence_ms: 3000,
+        }
+    }
+}
+
+/// Which signal decided.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Signal {
+    /// The partial transcript.
+    Words,
+    /// Nothing else could tell; the acoustic end silence decided.
+    Silence,
+}
+
+/// What a check found.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Judgement {
+    /// The verdict.
+    pub verdict: Verdict,
+    /// Which signal gave it.
+    pub signal: Signal,
+    /// Why, in a few words.
+    pub why: String,
+    /// The partial transcript the check read, when it read one.
+    pub said: Option<crate::transcribe::Said>,
+}
+
+impl Judgement {
+    /// No signal could be read (no transcriber, or it failed): the acoustics decide.
+    pub fn unsure(why: impl Into<String>) -> Judgement {
+        Judgement {
+            verdict: Verdict::Unsure,
+            signal: Signal::Silence,
+            why: why.into(),
+            said: None,
+        }
+    }
+
+    /// The words signal's verdict on `said`.
+    pub fn of_words(said: crate::transcribe::Said) -> Judgement {
+        let (verdict, why) = words::judge(&said.text);
+        let signal = match verdict {
+            Verdict::Unsure => Signal::Silence,
+            _ => Signal::Words,
+        };
+        Judgement {
+            verdict,
+            signal,
+            why: why.to_owned(),
+            said: Some(said),
+        }
+    }
+}
+
+/// How the turn was judged, as `ask_human` and `yazses listen --json` report it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct TurnReport {
+    /// The last check's verdict: finished, unfinished or unsure.
+    pub decision: Verdict,
+    /// Which signal gave it: the partial transcript (`words`), or none could tell
+    /// (`silence`).
+    pub decided_by: Signal,
+    /// Why, in a few words.
+    pub why: String,
+    /// When the check was made, in milliseconds of audio from the start of listening.
+    pub at_ms: u64,
+    /// The silence before the check, in milliseconds.
+    pub silence_ms: u64,
+    /// The end-of-turn checks made during the capture (one per pause).
+    pub checks: u32,
+}
+
+/// The words signal over a transcriber: each check transcribes the audio kept so far.
+/// A failed transcription makes the check unsure (the acoustics decide), not the capture
+/// fail; the same failure comes back when the whole answer is transcribed.
+pub fn words_judge(
+    mut transcribe: impl FnMut(Vec<i16>) -> Result<crate::transcribe::Said, String>,
+) -> impl FnMut(&[i16]) -> Judgement {
+    announce_smart();
+    move |kept| match transcribe(kept.to_vec()) {
+        Ok(said) => Judgement::of_words(said),
+        Err(e) => {
+            tracing::warn!(error = %e, "the partial transcript for the end-of-turn check failed");
+            Judgement::unsure("the partial transcript failed")
+        }
+    }
+}
+
+/// Says once per process what `smart` runs on in this build.
+fn announce_smart() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        tracing::info!(
+            "[turn] mode = smart decides from the words so far and the acoustics; the prosody model (Smart Turn) is not part of this build"
+        );
+    });
+}
+
+/// What to do after a frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// Keep listening.
+    Listen,
+    /// Ask the signals now, then call [`Turn::judged`].
+    Check,
+    /// The turn is over.
+    Stop,
+}
+
+/// The end-of-turn policy for one capture.
+#[derive(Clone, Debug)]
+pub struct Turn {
+    config: TurnConfig,
+    /// The acoustic end silence an unsure verdict falls back to, in milliseconds.
+    end_silence_ms: u64,
+    /// The pause the last check was for (where its speech ended), and its verdict.
+    last: Option<(u64, Verdict)>,
+    report: Option<TurnReport>,
+    said: Option<crate::transcribe::Said>,
+}
+
+impl Turn {
+    /// The policy over `acoustic`, the endpoint the capture would run on alone.
+    pub fn new(config: TurnConfig, acoustic: &EndpointConfig) -> Turn {
+        Turn {
+            config,
+            end_silence_ms: acoustic.end_silence.total_millis(),
+            last: None,
+            report: None,
+            said: None,
+        }
+    }
+
+    /// The endpoint the core runs on under this policy: the acoustic one, with its end
+    /// silence raised to the longest this policy may wait, so that the turn decides
+    /// every end of speech before it.
+    pub fn core_endpoint(&self, acoustic: &EndpointConfig) -> EndpointConfig {
+        let longest = self.config.max_end_silence_ms.max(self.end_silence_ms);
+        EndpointConfig {
+            end_silence: Duration::from_millis(longest),
+            ..*acoustic
+        }
+    }
+
+    /// After a frame: `speech_end_ms` is where the last speech ended (once speech has
+    /// started), `now_ms` the end of the frame, both on the capture's clock.
+    pub fn step(&self, speech_end_ms: Option<u64>, now_ms: u64) -> Step {
+        let Some(end) = speech_end_ms else {
+            return Step::Listen;
+        };
+        let silence = now_ms.saturating_sub(end);
+        let wait = match self.last {
+            Some((checked, verdict)) if checked == end => match verdict {
+                Verdict::Finished => self.config.min_end_silence_ms,
+                Verdict::Unfinished => self.config.max_end_silence_ms,
+                Verdict::Unsure => self.end_silence_ms,
+            },
+            _ if silence >= self.config.check_after_ms => return Step::Check,
+            _ => return Step::Listen,
+        };
+        if silence >= wait {
+            Step::Stop
+        } else {
+            Step::Listen
+        }
+    }
+
+    /// The check [`Step::Check`] asked for, made at `now_ms` for the pause after
+    /// `speech_end_ms`.
+    pub fn judged(&mut self, speech_end_ms: u64, now_ms: u64, judgement: Judgement) {
+        let checks = self.report.as_ref().map_or(0, |r| r.checks) + 1;
+        self.last = Some((speech_end_ms, judgement.verdict));
+        self.report = Some(TurnReport {
+            decision: judgement.verdict,
+            decided_by: judgement.signal,
+            why: judgement.why,
+            at_ms: now_ms,
+            silence_ms: now_ms.saturating_sub(speech_end_ms),
+            checks,
+        });
+        self.said = judgement.said;
+    }
+
+    /// The report, once a check was made.
+    pub fn report(&self) -> Option<&TurnReport> {
+        self.report.as_ref()
+    }
+
+    /// The last check's transcript, when nothing was said after it: then it is the whole
+    /// answer and need not be transcribed again. `speech_end_ms` is where speech ended
+    /// when the capture stopped.
+    pub fn answer(&self, speech_end_ms: Option<u64>) -> Option<&crate::transcribe::Said> {
+        match self.last {
+            Some((checked, _)) if Some(checked) == speech_end_ms => self.said.as_ref(),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transcribe::Said;
+
+    fn turn() -> Turn {
+        let acoustic = EndpointConfig {
+            end_silence: Duration::from_millis(1200),
+            ..EndpointConfig::default()
+        };
+        Turn::new(
+            TurnConfig {
+                mode: TurnMode::Smart,
+                ..TurnConfig::default()
+            },
+            &acoustic,
+        )
+    }
+
+    fn words(text: &str) -> Judgement {
+        Judgement::of_words(Said {
+            text: text.into(),
+            heard: true,
+        })
+    }
+
+    #[test]
+    fn the_core_waits_as_long_as_the_longest_pause_the_turn_may_wait_through() {
+        let acoustic = EndpointConfig::default();
+        let t = Turn::new(TurnConfig::default(), &acoustic);
+        assert_eq!(t.core_endpoint(&acoustic).end_silence.total_millis(), 3000);
+        assert_eq!(t.core_endpoint(&acoustic).no_speech, acoustic.no_speech);
+    }
+
+    #[test]
+    fn a_finished_answer_stops_at_the_first_check() {
+        let mut t = turn();
+        // Speech ended at 2000 ms; silence grows frame by frame.
+        assert_eq!(t.step(None, 1000), Step::Listen);
+        assert_eq!(t.step(Some(2000), 2290), Step::Listen);
+        assert_eq!(t.step(Some(2000), 2300), Step::Check);
+        t.judged(2000, 2300, words("Ship it on Friday."));
+        assert_eq!(t.step(Some(2000), 2300), Step::Stop);
+        let r = t.report().unwrap();
+        assert_eq!(
+            (r.decision, r.decided_by, r.at_ms, r.silence_ms, r.checks),
+            (Verdict::Finished, Signal::Words, 2300, 300, 1)
+        );
+        assert_eq!(t.answer(Some(2000)).unwrap().text, "Ship it on Friday.");
+    }
+
+    #[test]
+    fn a_thinking_pause_is_waited_through_and_the_next_words_are_checked_again() {
+        let mut t = turn();
+        assert_eq!(t.step(Some(2000), 2300), Step::Check);
+        t.judged(2000, 2300, words("I think we should"));
+        // Past the acoustic 1.2 s: still listening.
+        assert_eq!(t.step(Some(2000), 3300), Step::Listen);
+        assert_eq!(t.step(Some(2000), 4990), Step::Listen);
+        // The user goes on at 4000 ms and stops at 5000 ms.
+        assert_eq!(t.step(Some(5000), 5200), Step::Listen);
+        assert!(t.answer(Some(5000)).is_none(), "new words since the check");
+        assert_eq!(t.step(Some(5000), 5300), Step::Check);
+        t.judged(5000, 5300, words("I think we should wait."));
+        assert_eq!(t.step(Some(5000), 5300), Step::Stop);
+        assert_eq!(t.report().unwrap().checks, 2);
+    }
+
+    #[test]
+    fn an_unfinished_turn_that_never_goes_on_stops_at_the_longest_pause() {
+        let mut t = turn();
+        t.judged(2000, 2300, words("Because"));
+        assert_eq!(t.step(Some(2000), 4990), Step::Listen);
+        assert_eq!(t.step(Some(2000), 5000), Step::Stop);
+        assert_eq!(t.answer(Some(2000)).unwrap().text, "Because");
+    }
+
+    #[test]
+    fn an_unsure_check_falls_back_to_the_acoustic_end_silence() {
+        let mut t = turn();
+        t.judged(2000, 2300, Judgement::unsure("no transcriber"));
+        assert_eq!(t.step(Some(2000), 3190), Step::Listen);
+        assert_eq!(t.step(Some(2000), 3200), Step::Stop);
+        let r = t.report().unwrap();
+        assert_eq!(
+            (r.decision, r.decided_by),
+            (Verdict::Unsure, Signal::Silence)
+        );
+        assert!(t.answer(Some(2000)).is_none(), "no transcript to reuse");
+    }
+}
