@@ -1,16 +1,25 @@
 #!/usr/bin/env python3
 """ask_human latency: from the end of the user's speech to the tool result.
 
-A spoken answer of about 2, 5 and 10 s (espeak-ng, after 1 s of silence) is played as the
-microphone in real time (`[audio] source = "file"`, `file_realtime = true`) to a real
-`yazses mcp-server`, asked over stdio with plain JSON-RPC. The end of speech is where
-`yazses vad --json` puts the last speech segment of the clean recording. Latency = time
-from sending `tools/call` to the result, minus that end time. Each answer is asked --runs
-times (the model is loaded by a warm-up call first) and the median reported.
+A spoken answer of about 2, 5 and 10 s (espeak-ng, after 1 s of silence, followed by 4 s
+of silence, all under a -60 dBFS white noise floor: a quiet microphone's own noise) is
+played as the microphone in real time (`[audio] source = "file"`, `file_realtime = true`)
+to a real `yazses mcp-server`, asked over stdio with plain JSON-RPC. The end of speech is
+the end of the last 10 ms of the spoken clip within 40 dB of its loudest, measured on the
+clip itself (not by our detector). Latency = time from sending `tools/call` to the
+result, minus that end time. Each answer is asked --runs times (the model is loaded by a
+warm-up call first) and the median reported.
 
-The peer is the fixed-window listener ADR-032 replaces: the same server and microphone
-with listening stopped only by a fixed window (end_silence raised to 10 s, timeout_s 15),
-then the same transcription; its latency is the window's remainder plus transcription.
+Until 2026-12-04 the answers had no noise floor and no tail, and the end was the file's
+end: espeak's quiet last 0.4 s counted as speech, and the digital silence after it held
+our detector's level up for about 0.5 s more (see docs/benchmarks.md).
+
+Two policies, each in its own server, the same microphone and model:
+- `smart` (`[turn] mode = "smart"`): the end of turn is judged from the partial transcript
+  at 300 ms of silence, and a finished answer's transcript is returned as it is;
+- `fixed` (`[turn] mode = "fixed"`): 1.2 s of silence, then the transcription.
+(Before 2026-12-04 the peer was the fixed 15 s window ADR-032 replaced; see
+docs/benchmarks.md for those numbers.)
 
     cargo build --release -p yazses
     python3 bench/ask_human/latency.py --model ~/.cache/yazses-ci/models/ggml-tiny.en.bin
@@ -21,9 +30,11 @@ import argparse
 import json
 import os
 import statistics
+import struct
 import subprocess
 import tempfile
 import time
+import wave
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -35,17 +46,35 @@ ANSWERS = {
 }
 
 
+LEAD_S = 1.0
+
+
 def make_answer(text, path):
+    """Writes the answer's recording; returns where its speech ends, in seconds."""
     with tempfile.TemporaryDirectory() as tmp:
+        sox = lambda *a: subprocess.run(["sox", "-D", *a], check=True)
+        silence = ["-r", "16000", "-c", "1", "-b", "16"]
         subprocess.run(["espeak-ng", "-v", "en-us", "-s", "150", "-w", f"{tmp}/raw.wav", text], check=True)
-        subprocess.run(["sox", "-D", f"{tmp}/raw.wav", "-r", "16000", "-c", "1", "-b", "16", f"{tmp}/s.wav"], check=True)
-        subprocess.run(["sox", "-D", "-n", "-r", "16000", "-c", "1", "-b", "16", f"{tmp}/lead.wav", "trim", "0", "1"], check=True)
-        subprocess.run(["sox", "-D", f"{tmp}/lead.wav", f"{tmp}/s.wav", path], check=True)
+        sox(f"{tmp}/raw.wav", *silence, f"{tmp}/s.wav")
+        sox("-n", *silence, f"{tmp}/lead.wav", "trim", "0", str(LEAD_S))
+        sox("-n", *silence, f"{tmp}/tail.wav", "trim", "0", "4")
+        sox(f"{tmp}/lead.wav", f"{tmp}/s.wav", f"{tmp}/tail.wav", f"{tmp}/clean.wav")
+        length = float(subprocess.run(["soxi", "-D", f"{tmp}/clean.wav"], check=True,
+                                      capture_output=True, text=True).stdout)
+        sox(*silence, "-n", f"{tmp}/noise.wav", "synth", str(length), "whitenoise", "vol", "0.001")
+        sox("-m", f"{tmp}/clean.wav", f"{tmp}/noise.wav", "-b", "16", path)
+        return LEAD_S + clip_end_s(f"{tmp}/s.wav")
 
 
-def speech_end_s(yazses, path):
-    out = subprocess.run([yazses, "vad", "--json", path], check=True, capture_output=True, text=True).stdout
-    return json.loads(out)["segments"][-1]["end_ms"] / 1000
+def clip_end_s(path, frame=160, within_db=40.0):
+    """The end of the last 10 ms frame of a clean clip within `within_db` of its loudest."""
+    with wave.open(path) as w:
+        n = w.getnframes()
+        samples = struct.unpack(f"<{n}h", w.readframes(n))
+    energies = [sum(x * x for x in samples[i:i + frame]) / frame for i in range(0, n - frame + 1, frame)]
+    floor = max(energies) / 10 ** (within_db / 10)
+    last = max(i for i, e in enumerate(energies) if e >= floor)
+    return (last + 1) * frame / 16000
 
 
 class Server:
@@ -79,17 +108,18 @@ class Server:
         self.p.wait(timeout=10)
 
 
-def run(yazses, model, answer, fixed, runs, jfk):
+def run(yazses, model, answer, mode, runs, jfk):
     with tempfile.NamedTemporaryFile("w", suffix=".toml", delete=False) as cfg:
         cfg.write(f'[mcp]\nask_human = true\nask_human_per_hour = 60\n'
-                  f'ask_human_end_silence_s = {10.0 if fixed else 1.2}\n'
+                  f'ask_human_end_silence_s = 1.2\n'
                   f'[audio]\nsource = "file"\nfile = "{answer}"\nfile_realtime = true\n'
-                  f'[transcribe]\nmodel = "{model}"\n[speak]\ncommand = ["true"]\n')
+                  f'[transcribe]\nmodel = "{model}"\n[speak]\ncommand = ["true"]\n'
+                  f'[turn]\nmode = "{mode}"\n')
     server = Server(yazses, cfg.name)
     server.call("tools/call", {"name": "transcribe", "arguments": {"path": jfk}})  # load the model
     times, texts = [], []
     for _ in range(runs):
-        args = {"question": "Which one?", "timeout_s": 15 if fixed else 30}
+        args = {"question": "Which one?", "timeout_s": 30}
         t0 = time.perf_counter()
         r = server.call("tools/call", {"name": "ask_human", "arguments": args})
         times.append(time.perf_counter() - t0)
@@ -108,17 +138,17 @@ def main():
     ap.add_argument("--jfk", default=os.path.join(ROOT, "fixtures/speech/hello.wav"))
     args = ap.parse_args()
     tmp = tempfile.mkdtemp()
-    print("| answer | speech ends at | yazses: end of speech -> result | fixed 15 s window: same | ratio | heard |")
-    print("|---|---|---|---|---|---|")
+    print("| answer | speech ends at | smart: end of speech -> result | fixed 1.2 s: same | ratio | heard (smart) | heard (fixed) |")
+    print("|---|---|---|---|---|---|---|")
     for name, text in ANSWERS.items():
         path = os.path.join(tmp, f"answer-{name.split()[0]}.wav")
-        make_answer(text, path)
-        end = speech_end_s(args.yazses, path)
-        ours, heard = run(args.yazses, args.model, path, False, args.runs, args.jfk)
-        fixed, _ = run(args.yazses, args.model, path, True, args.runs, args.jfk)
+        end = make_answer(text, path)
+        ours, heard = run(args.yazses, args.model, path, "smart", args.runs, args.jfk)
+        fixed, heard_fixed = run(args.yazses, args.model, path, "fixed", args.runs, args.jfk)
         lat = statistics.median(ours) - end
         lat_fixed = statistics.median(fixed) - end
-        print(f"| {name} | {end:.2f} s | {lat:.2f} s | {lat_fixed:.2f} s | {lat_fixed / lat:.1f}x | {heard} |")
+        print(f"| {name} | {end:.2f} s | {lat:.2f} s | {lat_fixed:.2f} s | {lat_fixed / lat:.1f}x "
+              f"| {heard} | {heard_fixed} |", flush=True)
 
 
 if __name__ == "__main__":

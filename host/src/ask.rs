@@ -33,6 +33,7 @@ use crate::coord::{CoordError, Coordinator, Holder, Purpose, Waiting, unix_ms};
 use crate::session::{Session, Want};
 use crate::source::{FrameSource, SourceError};
 use crate::transcribe::{Options, Transcriber};
+use crate::turn::{Loader, Words};
 
 /// The longest question accepted, in characters.
 pub const MAX_QUESTION_CHARS: usize = 500;
@@ -257,11 +258,7 @@ impl AskHuman {
         };
         // The model is loaded at the first end-of-turn check (only once speech began), or
         // after the capture; never for a question nobody answered.
-        let mut model = Loader::new(transcriber);
-        let mut judge = crate::turn::words_judge(|kept| {
-            let t = model.get()?;
-            t.said(kept, &options).map_err(|e| e.to_string())
-        });
+        let mut words = Words::new(Loader::new(transcriber), options.clone());
         let utterance = session
             .capture_turn(
                 &*self.open,
@@ -269,7 +266,7 @@ impl AskHuman {
                 endpoint,
                 &self.config.turn,
                 cancel,
-                &mut judge,
+                &mut words,
             )
             .map_err(|e| {
                 refund(match e {
@@ -277,7 +274,6 @@ impl AskHuman {
                     e => AskError::Capture(e.to_string()),
                 })
             })?;
-        drop(judge);
         // The microphone is closed and the next question may start.
         let mut answer = Answer {
             answer: String::new(),
@@ -293,7 +289,9 @@ impl AskHuman {
             answer.heard = said.heard;
             answer.answer = said.text;
         } else if !utterance.samples.is_empty() {
-            let transcriber = model.get().map_err(|e| refund(AskError::Transcribe(e)))?;
+            let transcriber = words
+                .transcriber()
+                .map_err(|e| refund(AskError::Transcribe(e)))?;
             let said = transcriber
                 .said(utterance.samples, &options)
                 .map_err(|e| refund(AskError::Transcribe(e.to_string())))?;
@@ -304,28 +302,6 @@ impl AskHuman {
             .ledger()
             .settle(&reservation, answer.heard, unix_ms())?;
         Ok(answer)
-    }
-}
-
-/// The transcriber, loaded on first use; a failed load is kept and returned again.
-struct Loader<F> {
-    load: Option<F>,
-    got: Option<Result<Arc<dyn Transcriber>, String>>,
-}
-
-impl<F: FnOnce() -> Result<Arc<dyn Transcriber>, String>> Loader<F> {
-    fn new(load: F) -> Loader<F> {
-        Loader {
-            load: Some(load),
-            got: None,
-        }
-    }
-
-    fn get(&mut self) -> Result<Arc<dyn Transcriber>, String> {
-        if let Some(load) = self.load.take() {
-            self.got = Some(load());
-        }
-        self.got.clone().expect("loaded above")
     }
 }
 
@@ -416,6 +392,96 @@ mod tests {
         let err = ask(&c, never_loaded).unwrap_err();
         assert!(matches!(err, AskError::Budget { used: 2, .. }), "{err}");
         assert!(err.to_string().contains("past hour"), "{err}");
+    }
+
+    /// Says `text` for any audio, and counts the calls.
+    struct Counting {
+        text: &'static str,
+        calls: std::sync::atomic::AtomicUsize,
+    }
+
+    impl Transcriber for Counting {
+        fn said(&self, _: Vec<i16>, _: &Options) -> Result<Said, TranscribeError> {
+            self.calls.fetch_add(1, Ordering::SeqCst);
+            Ok(Said {
+                text: self.text.into(),
+                heard: true,
+            })
+        }
+    }
+
+    /// One answer under `[turn] mode`, its transcript `text`; the answer and how many
+    /// times the model was called.
+    fn answer_under(
+        mode: crate::turn::TurnMode,
+        text: &'static str,
+        name: &str,
+    ) -> (Answer, usize) {
+        let dir = runtime_dir(name);
+        let mut speech = vec![0; 16 * 500];
+        speech.extend(voice(800));
+        let mut s = service(5, &dir, speech);
+        s.config.turn.mode = mode;
+        let counting = Arc::new(Counting {
+            text,
+            calls: Default::default(),
+        });
+        let t = counting.clone();
+        let answer = ask(&s, move || Ok(t as Arc<dyn Transcriber>)).unwrap();
+        (answer, counting.calls.load(Ordering::SeqCst))
+    }
+
+    #[test]
+    fn a_finished_sentence_ends_the_answer_at_the_first_check_and_is_not_transcribed_twice() {
+        use crate::turn::{Signal, TurnMode, Verdict};
+        let (smart, calls) = answer_under(TurnMode::Smart, "Ship it on Friday.", "turn-smart");
+        let (fixed, fixed_calls) =
+            answer_under(TurnMode::Fixed, "Ship it on Friday.", "turn-fixed");
+        assert_eq!(
+            (smart.answer.as_str(), smart.heard),
+            ("Ship it on Friday.", true)
+        );
+        assert_eq!(smart.stopped_because, StoppedBecause::EndOfSpeech);
+        assert_eq!(
+            (calls, fixed_calls),
+            (1, 1),
+            "the check's transcript is the answer"
+        );
+        let turn = smart.turn.expect("a smart turn reports its check");
+        assert_eq!(
+            (turn.decision, turn.decided_by, turn.silence_ms),
+            (Verdict::Finished, Signal::Words, 300)
+        );
+        assert_eq!(turn.at_ms, smart.listen_ms);
+        // 1.2 s of silence against 0.3 s.
+        assert_eq!(fixed.listen_ms - smart.listen_ms, 900, "{fixed:?} {turn:?}");
+        assert!(fixed.turn.is_none());
+    }
+
+    #[test]
+    fn a_trailing_conjunction_keeps_listening_to_the_longest_pause() {
+        use crate::turn::{TurnMode, Verdict};
+        let (smart, calls) = answer_under(TurnMode::Smart, "Ship it, because", "turn-wait");
+        let (fixed, _) = answer_under(TurnMode::Fixed, "Ship it, because", "turn-wait-fixed");
+        assert_eq!(smart.turn.unwrap().decision, Verdict::Unfinished);
+        // Waited 3 s instead of 1.2 s; nothing new was said, so the check's words stand.
+        assert_eq!(smart.listen_ms - fixed.listen_ms, 1800);
+        assert_eq!((smart.answer.as_str(), calls), ("Ship it, because", 1));
+    }
+
+    #[test]
+    fn a_model_that_fails_to_load_at_the_check_leaves_the_acoustics_to_decide_and_is_reported() {
+        let dir = runtime_dir("turn-noload");
+        let mut speech = vec![0; 16 * 500];
+        speech.extend(voice(800));
+        let mut s = service(5, &dir, speech);
+        s.config.turn.mode = crate::turn::TurnMode::Smart;
+        let err = ask(&s, || Err("ggml-tiny.en.bin is missing".into())).unwrap_err();
+        assert!(matches!(err, AskError::Transcribe(_)), "{err}");
+        assert!(
+            err.to_string().contains("ggml-tiny.en.bin is missing"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -22,7 +22,7 @@ use yazses_core::vad::VadConfig;
 
 use crate::source::{FrameSource, LinkStats, SourceError};
 use crate::transcribe::Said;
-use crate::turn::{Judgement, Step, Turn, TurnReport};
+use crate::turn::{NoSignals, Signals, Step, Turn, TurnReport};
 
 /// Why a capture failed.
 #[derive(Debug, thiserror::Error)]
@@ -107,8 +107,8 @@ pub struct Capture {
     keep_all: bool,
     /// The end-of-turn policy above the core's, when one runs.
     turn: Option<Turn>,
-    /// Whether the turn policy wants its signals read before the next frame.
-    check_due: bool,
+    /// What the turn policy wants of its signals before the next frame.
+    due: Step,
 }
 
 /// Why and when a capture stopped, and who decided.
@@ -151,7 +151,7 @@ impl Capture {
             source_decides,
             keep_all,
             turn: None,
-            check_due: false,
+            due: Step::Listen,
         }
     }
 
@@ -173,28 +173,35 @@ impl Capture {
             .map(Instant::total_millis)
     }
 
-    /// When the turn policy asked for a check after the last frame: the audio kept so far,
-    /// for the signals to read. Hand the result to [`Capture::judged`].
-    pub fn check_due(&self) -> Option<&[i16]> {
-        self.check_due.then_some(&self.kept[..])
-    }
-
-    /// The result of the check [`Capture::check_due`] asked for; the stop, when it ends
-    /// the turn now.
-    pub fn judged(&mut self, judgement: Judgement) -> Option<Stop> {
-        self.check_due = false;
-        let end = self.speech_end_ms()?;
-        let now = self.frames * 10;
-        self.turn.as_mut()?.judged(end, now, judgement);
-        self.turn_step()
+    /// Runs what the turn policy asked of `signals` after the last frame (begin reading,
+    /// or judge); the stop, when the verdict ends the turn now.
+    pub fn consult(&mut self, signals: &mut dyn Signals) -> Option<Stop> {
+        loop {
+            let due = std::mem::replace(&mut self.due, Step::Listen);
+            let (end, now) = (self.speech_end_ms()?, self.frames * 10);
+            match due {
+                Step::Begin => {
+                    signals.begin(&self.kept);
+                    self.turn.as_mut()?.begun(end);
+                }
+                Step::Check => {
+                    let judgement = signals.judge();
+                    self.turn.as_mut()?.judged(end, now, judgement);
+                }
+                Step::Listen | Step::Stop => return None,
+            }
+            if let Some(stop) = self.turn_step() {
+                return Some(stop);
+            }
+        }
     }
 
     fn turn_step(&mut self) -> Option<Stop> {
         let turn = self.turn.as_ref()?;
         match turn.step(self.speech_end_ms(), self.frames * 10) {
             Step::Listen => None,
-            Step::Check => {
-                self.check_due = true;
+            step @ (Step::Begin | Step::Check) => {
+                self.due = step;
                 None
             }
             Step::Stop => Some(Stop {
@@ -283,8 +290,8 @@ impl Capture {
     }
 }
 
-/// Reads the end-of-turn signals over the audio kept so far (see [`Capture::check_due`]).
-pub type Judge<'a> = &'a mut dyn FnMut(&[i16]) -> Judgement;
+/// Reads the end-of-turn signals over the audio kept so far (see [`Capture::consult`]).
+pub type Judge<'a> = &'a mut dyn Signals;
 
 /// Runs `source` through a [`Capture`] until it stops. `cancel` is checked every frame.
 pub fn listen(
@@ -337,16 +344,14 @@ pub fn listen_with(
         if let Some(stop) = capture.push(&next.unwrap_or([0; FRAME_SAMPLES])) {
             break stop;
         }
-        // The check runs between frames; a live source buffers what arrives meanwhile,
-        // so the decision lands at the same point of the audio as it would with no delay.
-        if let Some(kept) = capture.check_due() {
-            let judgement = match judge.as_mut() {
-                Some(judge) => judge(kept),
-                None => Judgement::unsure("no end-of-turn signal"),
-            };
-            if let Some(stop) = capture.judged(judgement) {
-                break stop;
-            }
+        // The signals run between frames; a live source buffers what arrives meanwhile,
+        // so a decision lands at the same point of the audio as it would with no delay.
+        let stop = match judge.as_mut() {
+            Some(judge) => capture.consult(&mut **judge),
+            None => capture.consult(&mut NoSignals),
+        };
+        if let Some(stop) = stop {
+            break stop;
         }
     };
     Ok(capture.finish(stop, source.link_stats()))

@@ -501,3 +501,68 @@ fn the_same_file_gives_the_same_text_every_time_in_one_engine_and_across_process
         assert_eq!(v["text"], texts[0], "{file}: the CLI read it differently");
     }
 }
+
+/// `yazses listen --json` over a fixture played as the microphone, under `[turn] mode`.
+fn listen_under(turn: &str, fixture: &str) -> serde_json::Value {
+    let config = scratch().join("turn-config.toml");
+    std::fs::write(&config, "").unwrap();
+    let file = repo_root().join("fixtures/speech").join(fixture);
+    let out = Command::new(yazses_bin())
+        .arg("--config")
+        .arg(&config)
+        .args(["listen", "--source", "file", "--json", "--turn", turn])
+        .arg("--file")
+        .arg(&file)
+        .arg("--model")
+        .arg(model_path())
+        .env(
+            "YAZSES_RUNTIME_DIR",
+            yazses_tests::runtime_dir(&format!("turn-{turn}-{fixture}")),
+        )
+        .env_remove("YAZSES_LOG")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn the_smart_turn_waits_through_a_thinking_pause_the_fixed_one_cuts() {
+    // "I think we should", 1.8 s of thinking, "wait until the tests pass."
+    let fixed = listen_under("fixed", "thinking.flac");
+    let smart = listen_under("smart", "thinking.flac");
+    let text = |v: &serde_json::Value| v["text"].as_str().unwrap().to_lowercase();
+    assert!(
+        !text(&fixed).contains("wait"),
+        "the fixed 1.2 s cut it: {fixed}"
+    );
+    assert!(
+        text(&smart).contains("wait") && text(&smart).contains("pass"),
+        "{smart}"
+    );
+    let turn = &smart["turn"];
+    assert_eq!(turn["checks"], 2, "one check per pause: {smart}");
+    assert_eq!(turn["decision"], "finished", "{smart}");
+    assert_eq!(smart["stopped_because"], "end_of_speech");
+    assert!(fixed["turn"].is_null());
+}
+
+#[test]
+fn the_smart_turn_stops_soon_after_a_finished_sentence() {
+    let fixed = listen_under("fixed", "finished.flac");
+    let smart = listen_under("smart", "finished.flac");
+    assert_eq!(smart["text"], fixed["text"], "{smart} {fixed}");
+    assert!(
+        smart["text"].as_str().unwrap().contains("smaller model"),
+        "{smart}"
+    );
+    let (f, s) = (
+        fixed["listen_ms"].as_u64().unwrap(),
+        smart["listen_ms"].as_u64().unwrap(),
+    );
+    // The check comes at 300 ms of silence, the fixed stop at 1200 ms.
+    assert_eq!(f - s, 900, "{smart} {fixed}");
+    assert_eq!(smart["turn"]["decided_by"], "words", "{smart}");
+    assert_eq!(smart["turn"]["at_ms"], smart["listen_ms"]);
+}

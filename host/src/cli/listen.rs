@@ -2,6 +2,7 @@
 //! microphone lease, and print what they said.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration as StdDuration;
 
@@ -14,7 +15,8 @@ use crate::config;
 use crate::coord::{Coordinator, Purpose};
 use crate::model;
 use crate::session::{Session, Want};
-use crate::transcribe::{Engine, Options};
+use crate::transcribe::{Engine, Options, Transcriber};
+use crate::turn::{Loader, Words};
 
 /// `yazses listen`.
 #[derive(Debug, Args)]
@@ -99,33 +101,35 @@ pub(super) fn run(args: ListenArgs, config: &config::Config) -> anyhow::Result<(
     let open = move |endpoint| crate::source::open(&audio, endpoint);
     let options = Options {
         threads: config.transcribe.threads,
-        beam_size: usize::from(config.transcribe.beam_size),
+        // A spoken answer, as ask_human and dictation hear it: greedy, for latency, and
+        // because a beam over a short clip cut to fit whisper's window tends to repeat it.
+        beam_size: 1,
         fit_context: true,
         ..Options::default()
     };
     let mut turn = config.turn;
-    // Loaded before listening when the turn policy reads the words as they come.
-    let mut engine = None;
     if args.no_transcribe {
         turn.mode = crate::turn::TurnMode::Fixed;
-    } else if turn.mode == crate::turn::TurnMode::Smart {
-        engine = Some(load(&args, config)?);
     }
-    let mut judge = crate::turn::words_judge(|kept| match &engine {
-        Some(engine) => engine
-            .transcribe_capture(kept, &options)
-            .map_err(|e| e.to_string()),
-        None => Err("no model loaded".into()),
-    });
+    // Loaded before listening when the turn policy reads the words as they come: a model
+    // that cannot load is reported before the user speaks.
+    let engine: Option<Arc<dyn Transcriber>> = match turn.mode {
+        crate::turn::TurnMode::Smart => Some(Arc::new(load(&args, config)?)),
+        crate::turn::TurnMode::Fixed => None,
+    };
+    let loaded = engine.clone();
+    let mut words = Words::new(
+        Loader::new(move || loaded.ok_or_else(|| "no model was loaded".to_owned())),
+        options.clone(),
+    );
     let utterance = session.capture_turn(
         &open,
         yazses_core::vad::Vad::DEFAULT,
         endpoint,
         &turn,
         &no,
-        &mut judge,
+        &mut words,
     )?;
-    drop(judge);
     let link = utterance.link;
     if link.corrupt_frames > 0 || link.lost_frames > 0 {
         eprintln!(
@@ -143,9 +147,9 @@ pub(super) fn run(args: ListenArgs, config: &config::Config) -> anyhow::Result<(
     } else if !utterance.samples.is_empty() && !args.no_transcribe {
         let engine = match engine {
             Some(engine) => engine,
-            None => load(&args, config)?,
+            None => Arc::new(load(&args, config)?),
         };
-        let said = engine.transcribe_capture(utterance.samples, &options)?;
+        let said = engine.said(utterance.samples, &options)?;
         heard = said.heard;
         text = said.text;
     }

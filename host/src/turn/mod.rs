@@ -3,11 +3,13 @@
 //!
 //! [`Turn`] is a pure machine on the capture's own clock, like the core below it: after
 //! every frame it is told where the last speech ended and what time it is, and answers
-//! [`Step::Listen`], [`Step::Check`] (ask the signals now) or [`Step::Stop`]. The driver
-//! ([`crate::capture::listen_with`]) runs the check and hands back a [`Judgement`];
-//! because the capture's clock only moves with frames, a file played faster than real
-//! time gets the same decisions as a live microphone (whose frames wait in the source's
-//! buffer while a check runs).
+//! [`Step::Listen`], [`Step::Begin`] (start reading the signals, at [`PREFETCH_MS`] of
+//! silence), [`Step::Check`] (their verdict is needed now) or [`Step::Stop`]. The driver
+//! ([`crate::capture::listen_with`]) runs the [`Signals`] and hands back a
+//! [`Judgement`]. The signals read the audio up to the begin point, and the verdict is
+//! applied at the check point, whatever the wall clock says: a file played faster than
+//! real time gets the same decisions as a live microphone (whose frames wait in the
+//! source's buffer while a check is waited for).
 //!
 //! After `check_after_ms` of silence, one check per pause:
 //! - **finished**: stop once `min_end_silence_ms` of silence has passed (at once, with
@@ -22,11 +24,20 @@
 
 pub mod words;
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 use yazses_core::endpoint::EndpointConfig;
 use yazses_core::time::Duration;
 
+use crate::transcribe::{Options, Said, Transcriber};
+
 pub use words::Verdict;
+
+/// Silence after speech at which the signals start reading, in milliseconds: early
+/// enough that the partial transcript is mostly done by the check, late enough that the
+/// last word is whole.
+pub const PREFETCH_MS: u64 = 100;
 
 /// `[turn] mode`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
@@ -85,7 +96,7 @@ pub struct Judgement {
     /// Why, in a few words.
     pub why: String,
     /// The partial transcript the check read, when it read one.
-    pub said: Option<crate::transcribe::Said>,
+    pub said: Option<Said>,
 }
 
 impl Judgement {
@@ -100,7 +111,7 @@ impl Judgement {
     }
 
     /// The words signal's verdict on `said`.
-    pub fn of_words(said: crate::transcribe::Said) -> Judgement {
+    pub fn of_words(said: Said) -> Judgement {
         let (verdict, why) = words::judge(&said.text);
         let signal = match verdict {
             Verdict::Unsure => Signal::Silence,
@@ -133,24 +144,125 @@ pub struct TurnReport {
     pub checks: u32,
 }
 
-/// The words signal over a transcriber: each check transcribes the audio kept so far.
-/// A failed transcription makes the check unsure (the acoustics decide), not the capture
-/// fail; the same failure comes back when the whole answer is transcribed.
-pub fn words_judge(
-    mut transcribe: impl FnMut(Vec<i16>) -> Result<crate::transcribe::Said, String>,
-) -> impl FnMut(&[i16]) -> Judgement {
-    announce_smart();
-    move |kept| match transcribe(kept.to_vec()) {
-        Ok(said) => Judgement::of_words(said),
-        Err(e) => {
-            tracing::warn!(error = %e, "the partial transcript for the end-of-turn check failed");
-            Judgement::unsure("the partial transcript failed")
+/// The end-of-turn signals, read between frames on the capture's thread.
+pub trait Signals {
+    /// Start reading `kept` (the audio so far, ending in a short silence) in the
+    /// background; a read begun earlier and not judged is dropped.
+    fn begin(&mut self, kept: &[i16]);
+    /// The judgement on what [`Signals::begin`] was last given; waits for it.
+    fn judge(&mut self) -> Judgement;
+}
+
+/// A transcriber, or why none could be loaded.
+pub type Loaded = Result<Arc<dyn Transcriber>, String>;
+
+/// A transcriber, loaded at its first use and kept; a failed load is kept too.
+pub struct Loader<'a> {
+    load: Option<Box<dyn FnOnce() -> Loaded + 'a>>,
+    got: Option<Loaded>,
+}
+
+impl<'a> Loader<'a> {
+    /// A loader that calls `load` once, when first asked.
+    pub fn new(load: impl FnOnce() -> Loaded + 'a) -> Loader<'a> {
+        Loader {
+            load: Some(Box::new(load)),
+            got: None,
+        }
+    }
+
+    /// The transcriber, loading it now if this is the first ask.
+    pub fn get(&mut self) -> Loaded {
+        match (&self.got, self.load.take()) {
+            (Some(got), _) => got.clone(),
+            (None, Some(load)) => self.got.insert(load()).clone(),
+            (None, None) => Err("the transcriber's loader was used up".into()),
         }
     }
 }
 
+/// The words signal: each pause's partial transcript, started at [`PREFETCH_MS`] of
+/// silence on a thread of its own so that most of it is done by the check.
+///
+/// Checks decode greedily whatever the caller's beam: they are on the path to the answer,
+/// and a beam over a short clip cut to fit whisper's window tends to repeat itself ("Use
+/// the smaller model. Use the smaller model."). Their transcript is reused as the answer
+/// only when the caller decodes greedily too.
+pub struct Words<'a> {
+    model: Loader<'a>,
+    options: Options,
+    reuse: bool,
+    pending: Option<std::thread::JoinHandle<Result<Said, String>>>,
+}
+
+impl<'a> Words<'a> {
+    /// The signal over the transcriber `model` loads, transcribing with `options`.
+    pub fn new(model: Loader<'a>, options: Options) -> Words<'a> {
+        Words {
+            model,
+            reuse: options.beam_size <= 1,
+            options: Options {
+                beam_size: 1,
+                ..options
+            },
+            pending: None,
+        }
+    }
+
+    /// The transcriber, for the whole answer after the capture.
+    pub fn transcriber(&mut self) -> Loaded {
+        self.model.get()
+    }
+}
+
+impl Signals for Words<'_> {
+    fn begin(&mut self, kept: &[i16]) {
+        // A read for an earlier pause is waited out: two at once would halve each.
+        if let Some(old) = self.pending.take() {
+            let _ = old.join();
+        }
+        let model = self.model.get();
+        let (kept, options) = (kept.to_vec(), self.options.clone());
+        self.pending = Some(std::thread::spawn(move || {
+            model?.said(kept, &options).map_err(|e| e.to_string())
+        }));
+    }
+
+    fn judge(&mut self) -> Judgement {
+        let result = match self.pending.take().map(std::thread::JoinHandle::join) {
+            Some(Ok(result)) => result,
+            Some(Err(_)) => Err("the partial transcription stopped unexpectedly".into()),
+            None => Err("no partial transcription was begun".into()),
+        };
+        match result {
+            Ok(said) => {
+                let mut judgement = Judgement::of_words(said);
+                if !self.reuse {
+                    judgement.said = None;
+                }
+                judgement
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "the partial transcript for the end-of-turn check failed");
+                Judgement::unsure("the partial transcript failed")
+            }
+        }
+    }
+}
+
+/// No signal at all: every check is unsure, and the acoustic end silence decides.
+pub struct NoSignals;
+
+impl Signals for NoSignals {
+    fn begin(&mut self, _: &[i16]) {}
+
+    fn judge(&mut self) -> Judgement {
+        Judgement::unsure("no end-of-turn signal")
+    }
+}
+
 /// Says once per process what `smart` runs on in this build.
-fn announce_smart() {
+pub(crate) fn announce_smart() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
         tracing::info!(
@@ -164,6 +276,9 @@ fn announce_smart() {
 pub enum Step {
     /// Keep listening.
     Listen,
+    /// Start reading the signals over the audio so far ([`Signals::begin`]), then call
+    /// [`Turn::begun`].
+    Begin,
     /// Ask the signals now, then call [`Turn::judged`].
     Check,
     /// The turn is over.
@@ -176,10 +291,12 @@ pub struct Turn {
     config: TurnConfig,
     /// The acoustic end silence an unsure verdict falls back to, in milliseconds.
     end_silence_ms: u64,
-    /// The pause the last check was for (where its speech ended), and its verdict.
+    /// The pause the signals were last begun for (where its speech ended).
+    begun: Option<u64>,
+    /// The pause the last check was for, and its verdict.
     last: Option<(u64, Verdict)>,
     report: Option<TurnReport>,
-    said: Option<crate::transcribe::Said>,
+    said: Option<Said>,
 }
 
 impl Turn {
@@ -188,6 +305,7 @@ impl Turn {
         Turn {
             config,
             end_silence_ms: acoustic.end_silence.total_millis(),
+            begun: None,
             last: None,
             report: None,
             said: None,
@@ -218,6 +336,8 @@ impl Turn {
                 Verdict::Unfinished => self.config.max_end_silence_ms,
                 Verdict::Unsure => self.end_silence_ms,
             },
+            _ if silence < PREFETCH_MS.min(self.config.check_after_ms) => return Step::Listen,
+            _ if self.begun != Some(end) => return Step::Begin,
             _ if silence >= self.config.check_after_ms => return Step::Check,
             _ => return Step::Listen,
         };
@@ -226,6 +346,12 @@ impl Turn {
         } else {
             Step::Listen
         }
+    }
+
+    /// The signals were begun, as [`Step::Begin`] asked, for the pause after
+    /// `speech_end_ms`.
+    pub fn begun(&mut self, speech_end_ms: u64) {
+        self.begun = Some(speech_end_ms);
     }
 
     /// The check [`Step::Check`] asked for, made at `now_ms` for the pause after
@@ -252,7 +378,7 @@ impl Turn {
     /// The last check's transcript, when nothing was said after it: then it is the whole
     /// answer and need not be transcribed again. `speech_end_ms` is where speech ended
     /// when the capture stopped.
-    pub fn answer(&self, speech_end_ms: Option<u64>) -> Option<&crate::transcribe::Said> {
+    pub fn answer(&self, speech_end_ms: Option<u64>) -> Option<&Said> {
         match self.last {
             Some((checked, _)) if Some(checked) == speech_end_ms => self.said.as_ref(),
             _ => None,
@@ -263,7 +389,7 @@ impl Turn {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transcribe::Said;
+    use Said;
 
     fn turn() -> Turn {
         let acoustic = EndpointConfig {
@@ -299,6 +425,9 @@ mod tests {
         let mut t = turn();
         // Speech ended at 2000 ms; silence grows frame by frame.
         assert_eq!(t.step(None, 1000), Step::Listen);
+        assert_eq!(t.step(Some(2000), 2090), Step::Listen);
+        assert_eq!(t.step(Some(2000), 2100), Step::Begin);
+        t.begun(2000);
         assert_eq!(t.step(Some(2000), 2290), Step::Listen);
         assert_eq!(t.step(Some(2000), 2300), Step::Check);
         t.judged(2000, 2300, words("Ship it on Friday."));
@@ -314,14 +443,17 @@ mod tests {
     #[test]
     fn a_thinking_pause_is_waited_through_and_the_next_words_are_checked_again() {
         let mut t = turn();
+        t.begun(2000);
         assert_eq!(t.step(Some(2000), 2300), Step::Check);
         t.judged(2000, 2300, words("I think we should"));
         // Past the acoustic 1.2 s: still listening.
         assert_eq!(t.step(Some(2000), 3300), Step::Listen);
         assert_eq!(t.step(Some(2000), 4990), Step::Listen);
         // The user goes on at 4000 ms and stops at 5000 ms.
-        assert_eq!(t.step(Some(5000), 5200), Step::Listen);
+        assert_eq!(t.step(Some(5000), 5050), Step::Listen);
         assert!(t.answer(Some(5000)).is_none(), "new words since the check");
+        assert_eq!(t.step(Some(5000), 5100), Step::Begin);
+        t.begun(5000);
         assert_eq!(t.step(Some(5000), 5300), Step::Check);
         t.judged(5000, 5300, words("I think we should wait."));
         assert_eq!(t.step(Some(5000), 5300), Step::Stop);

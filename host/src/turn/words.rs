@@ -5,8 +5,9 @@
 //!   conjunction, a filler, a preposition, an article, a possessive, an auxiliary or a
 //!   subject pronoun: "and", "um", "to", "the", "my", "should", "we") means
 //!   **unfinished**;
-//! - a sentence that ends in `.`, `?` or `!` on any other word means **finished**;
-//! - anything else (no transcript, no closing punctuation) is **unsure**, and the
+//! - a sentence that ends on any other word means **finished**, with or without its
+//!   closing `.`, `?` or `!` (whisper leaves it off some short transcripts);
+//! - anything else (no transcript, only numbers or symbols) is **unsure**, and the
 //!   acoustic policy decides.
 //!
 //! Whisper closes most fragments with a period ("I think we should."), so the last word
@@ -33,149 +34,37 @@ pub enum Verdict {
 /// Last words after which an English sentence goes on: conjunctions, fillers,
 /// prepositions, articles, possessives and determiners, auxiliaries and modals, subject
 /// pronouns, and verbs that take a clause.
+#[rustfmt::skip]
 const CONTINUES: &[&str] = &[
     // conjunctions and clause openers
-    "and",
-    "but",
-    "or",
-    "nor",
-    "so",
-    "because",
-    "cause",
-    "since",
-    "although",
-    "though",
-    "unless",
-    "until",
-    "while",
-    "whereas",
-    "if",
-    "when",
-    "whether",
-    "that",
-    "which",
-    "who",
-    "whose",
-    "where",
-    "than",
-    "then",
-    "plus",
-    "also",
+    "and", "but", "or", "nor", "so", "because", "cause", "since", "although", "though",
+    "unless", "until", "while", "whereas", "if", "when", "whether", "that", "which", "who",
+    "whose", "where", "than", "then", "plus", "also",
     // fillers
-    "um",
-    "uh",
-    "er",
-    "erm",
-    "uhm",
-    "hmm",
-    "mm",
-    "basically",
-    "actually",
+    "um", "uh", "er", "erm", "uhm", "hmm", "mm", "basically", "actually",
     // prepositions
-    "to",
-    "of",
-    "in",
-    "on",
-    "at",
-    "for",
-    "with",
-    "from",
-    "by",
-    "about",
-    "into",
-    "onto",
-    "over",
-    "under",
-    "between",
-    "through",
-    "after",
-    "before",
-    "without",
-    "towards",
-    "toward",
-    "against",
-    "via",
-    "per",
+    "to", "of", "in", "on", "at", "for", "with", "from", "by", "about", "into", "onto",
+    "over", "under", "between", "through", "after", "before", "without", "towards",
+    "toward", "against", "via", "per",
     // articles, determiners, possessives
-    "the",
-    "a",
-    "an",
-    "this",
-    "these",
-    "those",
-    "some",
-    "any",
-    "each",
-    "every",
-    "my",
-    "your",
-    "our",
-    "their",
-    "his",
-    "her",
-    "its",
+    "the", "a", "an", "this", "these", "those", "some", "any", "each", "every", "my",
+    "your", "our", "their", "his", "her", "its",
     // auxiliaries and modals: see AUXILIARIES
-    "is",
-    "are",
-    "was",
-    "were",
-    "be",
-    "been",
-    "am",
-    "have",
-    "has",
-    "had",
-    "do",
-    "does",
-    "should",
-    "would",
-    "could",
-    "can",
-    "will",
-    "shall",
-    "might",
-    "must",
-    "may",
-    "gonna",
-    "wanna",
-    "let's",
-    "did",
-    "won't",
-    "can't",
-    "don't",
-    "didn't",
-    "isn't",
-    "wouldn't",
+    "is", "are", "was", "were", "be", "been", "am", "have", "has", "had", "do", "does",
+    "should", "would", "could", "can", "will", "shall", "might", "must", "may", "gonna",
+    "wanna", "let's", "did", "won't", "can't", "don't", "didn't", "isn't", "wouldn't",
     // subject pronouns
-    "i",
-    "we",
-    "you",
-    "they",
-    "he",
-    "she",
-    "it's",
-    "i'm",
-    "we're",
-    "you're",
-    "they're",
+    "i", "we", "you", "they", "he", "she", "it's", "i'm", "we're", "you're", "they're",
     // verbs that take a clause or an object
-    "think",
-    "mean",
-    "guess",
-    "want",
-    "need",
-    "like",
-    "say",
-    "said",
-    "use",
-    "make",
+    "think", "mean", "guess", "want", "need", "like", "say", "said", "use", "make",
 ];
 
 /// The auxiliaries and modals of [`CONTINUES`], which can close a short answer.
+#[rustfmt::skip]
 const AUXILIARIES: &[&str] = &[
-    "is", "are", "was", "were", "am", "have", "has", "had", "do", "does", "did", "should", "would",
-    "could", "can", "will", "shall", "might", "must", "may", "won't", "can't", "don't", "didn't",
-    "isn't", "wouldn't",
+    "is", "are", "was", "were", "am", "have", "has", "had", "do", "does", "did", "should",
+    "would", "could", "can", "will", "shall", "might", "must", "may", "won't", "can't",
+    "don't", "didn't", "isn't", "wouldn't",
 ];
 
 /// Endings whose last word is on [`CONTINUES`] but that close a sentence: the word before
@@ -247,7 +136,12 @@ pub fn judge(text: &str) -> (Verdict, &'static str) {
     if text.ends_with(['.', '?', '!']) {
         return (Verdict::Finished, "a whole sentence");
     }
-    (Verdict::Unsure, "no closing punctuation")
+    // Whisper leaves the period off some short transcripts it would close on a longer
+    // one; a last word that needs nothing after it is read the same way.
+    if last.chars().any(char::is_alphabetic) {
+        return (Verdict::Finished, "ends on a word that needs nothing more");
+    }
+    (Verdict::Unsure, "no words to judge")
 }
 
 #[cfg(test)]
@@ -297,10 +191,14 @@ mod tests {
     }
 
     #[test]
-    fn words_without_a_close_or_without_words_are_unsure() {
-        for text in ["", "   ", "ship it Friday", "♪", "42"] {
+    fn text_without_words_is_unsure_and_without_a_period_is_read_by_its_last_word() {
+        for text in ["", "   ", "♪", "42"] {
             assert_eq!(verdict(text), Verdict::Unsure, "{text:?}");
         }
+        assert_eq!(
+            judge("Use the smaller model for now and ship it on Friday"),
+            (Verdict::Finished, "ends on a word that needs nothing more")
+        );
     }
 
     #[test]
@@ -316,12 +214,8 @@ mod tests {
     #[test]
     fn case_curly_apostrophes_and_quotes_do_not_change_the_verdict() {
         assert_eq!(verdict("LET’S."), Verdict::Unfinished);
-        assert_eq!(
-            verdict("\"Ship it.\""),
-            Verdict::Unsure,
-            "a quote closes last"
-        );
-        assert_eq!(verdict("Ship it, \"now.\""), Verdict::Unsure);
+        assert_eq!(verdict("\"Ship it.\""), Verdict::Finished);
+        assert_eq!(verdict("\"Ship it to\""), Verdict::Unfinished);
         assert_eq!(verdict("AND."), Verdict::Unfinished);
     }
 }

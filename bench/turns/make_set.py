@@ -1,0 +1,181 @@
+#!/usr/bin/env python3
+"""Makes the end-of-turn set: spoken turns with known ends and known thinking pauses.
+
+Kinds (each said by several espeak-ng voices):
+- finished: a whole answer, then silence;
+- short: a one- to three-word answer;
+- pause: an unfinished fragment ending mid-clause ("I think we should", "and", "to the"),
+  a thinking pause of 1.4-2.0 s, then the rest: the turn is not over at the pause;
+- boundary: a pause at a clause boundary ("Use the smaller model", pause, "and ship it on
+  Friday"): the words so far read as a whole sentence, so only the voice can tell. Kept
+  apart in the results, because it is harder than the issue's fragments.
+
+Every turn: 1 s of silence, the speech, 5 s of silence. Conditions: clean (a -60 dBFS
+white noise floor, a quiet microphone's own noise), and 20 dB SNR pink noise and babble
+(four other espeak voices talking at once) over the same floor. Truth (end of speech,
+pause start and end) is measured on the clean clips: the first and last 10 ms frame
+within 40 dB of the clip's loudest.
+
+    python3 bench/turns/make_set.py OUT_DIR        (needs espeak-ng and sox)
+
+Writes OUT_DIR/<name>.wav and OUT_DIR/index.json. Deterministic for a given espeak-ng.
+"""
+import json
+import math
+import os
+import random
+import struct
+import subprocess
+import sys
+import tempfile
+import wave
+
+RATE = 16000
+LEAD_S = 1.0
+TAIL_S = 5.0
+FLOOR_VOL = 0.001  # -60 dBFS white noise
+SNR_DB = 20.0
+
+VOICES = ["en-us", "en-gb+m3", "en-us+f2", "en-gb-x-rp+f4"]
+
+FINISHED = [
+    "Use the smaller model for now.",
+    "Move the meeting to Thursday afternoon.",
+    "I would keep the current release and ship the fix next week.",
+    "The second option looks better to me.",
+    "Send the report to the whole team.",
+    "Let's wait until the tests pass.",
+    "Put it in the shared folder.",
+    "I prefer the blue design.",
+]
+SHORT = ["Yes.", "No.", "Go ahead.", "Not yet.", "The first one.", "Sure, do it."]
+PAUSE = [
+    ("I think we should", "wait until Monday."),
+    ("Use the smaller model and", "ship it on Friday."),
+    ("Keep the release, but", "fix the login bug first."),
+    ("Move the meeting to", "Thursday afternoon."),
+    ("I'd rather ask my", "manager before we decide."),
+    ("Let's go with the", "cheaper option."),
+    ("Because, um", "the tests are still failing."),
+    ("It depends on whether", "the client agrees."),
+    ("We could try the", "new parser instead."),
+    ("Send it to", "the whole team."),
+    ("The problem is that", "nobody owns the build."),
+    ("So, uh", "let's do the second one."),
+]
+BOUNDARY = [
+    ("Use the smaller model", "and ship it on Friday."),
+    ("I'd keep the old design", "unless the client objects."),
+    ("Let me check the calendar", "Thursday works for me."),
+    ("Ship it", "but only after the review."),
+]
+BABBLE = [
+    "The weather report says it will rain over the weekend in most of the country.",
+    "Our quarterly numbers are in and the sales team did better than expected.",
+    "Could somebody please water the plants in the kitchen before they dry out.",
+    "The new coffee machine on the third floor makes a surprisingly good espresso.",
+]
+
+
+def sh(*args):
+    subprocess.run(args, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def read(path):
+    with wave.open(path) as w:
+        assert w.getframerate() == RATE and w.getnchannels() == 1
+        n = w.getnframes()
+        return list(struct.unpack(f"<{n}h", w.readframes(n)))
+
+
+def write(path, samples):
+    with wave.open(path, "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(RATE)
+        w.writeframes(struct.pack(f"<{len(samples)}h", *(max(-32768, min(32767, round(x))) for x in samples)))
+
+
+def say(text, voice, speed, tmp):
+    raw, out = os.path.join(tmp, "raw.wav"), os.path.join(tmp, "say.wav")
+    sh("espeak-ng", "-v", voice, "-s", str(speed), "-w", raw, text)
+    sh("sox", "-D", raw, "-r", str(RATE), "-c", "1", "-b", "16", out)
+    return trim(read(out))
+
+
+def frames(samples, n=160):
+    return [sum(x * x for x in samples[i:i + n]) / n for i in range(0, len(samples) - n + 1, n)]
+
+
+def trim(samples, within_db=40.0):
+    """The clip from its first to its last 10 ms frame within `within_db` of its loudest."""
+    e = frames(samples)
+    floor = max(e) / 10 ** (within_db / 10)
+    loud = [i for i, x in enumerate(e) if x >= floor]
+    return samples[loud[0] * 160:(loud[-1] + 1) * 160]
+
+
+def rms(samples):
+    return math.sqrt(sum(x * x for x in samples) / max(1, len(samples)))
+
+
+def noise(kind, length, rng, tmp, voices_babble):
+    if kind == "pink":
+        out = os.path.join(tmp, "pink.wav")
+        sh("sox", "-D", "-n", "-r", str(RATE), "-c", "1", "-b", "16", out, "synth", f"{length / RATE}",
+           "pinknoise", "vol", "0.3")
+        return read(out)[:length]
+    # babble: four voices, each looped from a random offset, summed
+    total = [0.0] * length
+    for clip in voices_babble:
+        at = rng.randrange(len(clip))
+        for i in range(length):
+            total[i] += clip[(at + i) % len(clip)]
+    return total
+
+
+def main():
+    out = sys.argv[1] if len(sys.argv) > 1 else "target/turns"
+    os.makedirs(out, exist_ok=True)
+    rng = random.Random(20261204)
+    index = []
+    with tempfile.TemporaryDirectory() as tmp:
+        babble_clips = [say(t, v, 160, tmp) for t, v in zip(BABBLE, ["en-us+m1", "en-gb+f3", "en-us+m7", "en+f1"])]
+        turns = [("finished", t, None) for t in FINISHED] + [("short", t, None) for t in SHORT]
+        turns += [("pause", a, b) for a, b in PAUSE] + [("boundary", a, b) for a, b in BOUNDARY]
+        for n, (kind, first, rest) in enumerate(turns):
+            voice = VOICES[n % len(VOICES)]
+            speed = 140 + (n * 7) % 30
+            speech = say(first, voice, speed, tmp)
+            pause_start = pause_end = None
+            if rest is not None:
+                pause = round(rng.uniform(1.4, 2.0) * RATE / 160) * 160
+                pause_start = LEAD_S + len(speech) / RATE
+                speech = speech + [0] * pause + say(rest, voice, speed, tmp)
+                pause_end = pause_start + pause / RATE
+            end = LEAD_S + len(speech) / RATE
+            clean = [0] * int(LEAD_S * RATE) + speech + [0] * int(TAIL_S * RATE)
+            floor = [rng.gauss(0, FLOOR_VOL * 32768 / math.sqrt(3)) for _ in clean]
+            level = rms(speech)
+            for cond in ["clean", "pink", "babble"]:
+                mix = [c + f for c, f in zip(clean, floor)]
+                if cond != "clean":
+                    nz = noise(cond, len(clean), rng, tmp, babble_clips)
+                    gain = level / (rms(nz) * 10 ** (SNR_DB / 20))
+                    mix = [m + gain * z for m, z in zip(mix, nz)]
+                name = f"{n:02d}_{kind}_{cond}"
+                write(os.path.join(out, name + ".wav"), mix)
+                index.append({
+                    "name": name, "kind": kind, "condition": cond, "voice": voice,
+                    "text": first + ("" if rest is None else " ... " + rest),
+                    "end_ms": round(end * 1000),
+                    "pause_start_ms": None if pause_start is None else round(pause_start * 1000),
+                    "pause_end_ms": None if pause_end is None else round(pause_end * 1000),
+                })
+            print(f"{n + 1}/{len(turns)} {kind}: {first}", file=sys.stderr)
+    with open(os.path.join(out, "index.json"), "w") as f:
+        json.dump(index, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
