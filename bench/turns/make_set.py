@@ -8,7 +8,9 @@ Kinds (each said by several espeak-ng voices):
   a thinking pause of 1.4-2.0 s, then the rest: the turn is not over at the pause;
 - boundary: a pause at a clause boundary ("Use the smaller model", pause, "and ship it on
   Friday"): the words so far read as a whole sentence, so only the voice can tell. Kept
-  apart in the results, because it is harder than the issue's fragments.
+  apart in the results, because it is harder than the issue's fragments;
+- sentences: two sentences with an ordinary 0.6-1.0 s breath between them ("Yes, use the
+  smaller model.", "And ship it on Friday."): the fixed 1.2 s policy keeps these whole.
 
 Every turn: 1 s of silence, the speech, 5 s of silence. Conditions: clean (a -60 dBFS
 white noise floor, a quiet microphone's own noise), and 20 dB SNR pink noise and babble
@@ -68,6 +70,12 @@ BOUNDARY = [
     ("I'd keep the old design", "unless the client objects."),
     ("Let me check the calendar", "Thursday works for me."),
     ("Ship it", "but only after the review."),
+]
+SENTENCES = [
+    ("Yes, use the smaller model.", "And ship it on Friday."),
+    ("The tests passed.", "We can merge it now."),
+    ("No, not today.", "Maybe tomorrow morning."),
+    ("I checked the logs.", "Nothing looks wrong."),
 ]
 BABBLE = [
     "The weather report says it will rain over the weekend in most of the country.",
@@ -143,13 +151,15 @@ def main():
         babble_clips = [say(t, v, 160, tmp) for t, v in zip(BABBLE, ["en-us+m1", "en-gb+f3", "en-us+m7", "en+f1"])]
         turns = [("finished", t, None) for t in FINISHED] + [("short", t, None) for t in SHORT]
         turns += [("pause", a, b) for a, b in PAUSE] + [("boundary", a, b) for a, b in BOUNDARY]
+        turns += [("sentences", a, b) for a, b in SENTENCES]
         for n, (kind, first, rest) in enumerate(turns):
             voice = VOICES[n % len(VOICES)]
             speed = 140 + (n * 7) % 30
             speech = say(first, voice, speed, tmp)
             pause_start = pause_end = None
             if rest is not None:
-                pause = round(rng.uniform(1.4, 2.0) * RATE / 160) * 160
+                low, high = (0.6, 1.0) if kind == "sentences" else (1.4, 2.0)
+                pause = round(rng.uniform(low, high) * RATE / 160) * 160
                 pause_start = LEAD_S + len(speech) / RATE
                 speech = speech + [0] * pause + say(rest, voice, speed, tmp)
                 pause_end = pause_start + pause / RATE

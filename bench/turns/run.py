@@ -11,7 +11,8 @@ Not compared: Smart Turn alone, whose model yazses does not run yet.
 
 Reported per condition: for finished and short answers, the median and p90 of stop time
 minus the true end of speech, and how many stopped before the end; for mid-clause and
-clause-boundary thinking pauses, how many were cut (stopped before the end of the turn);
+clause-boundary thinking pauses and for two sentences with a breath between them, how
+many were cut (stopped before the end of the turn);
 for smart, the checks per turn and the CPU time it costs over fixed on the same file
 (whole process, all threads; a check whose transcript is reused saves the final
 transcription, so this can be below zero).
@@ -101,13 +102,14 @@ def main():
             extra_cpu.append(smart["cpu_s"] - fixed["cpu_s"])
         if vad is not None:
             stops["webrtc"][item["name"]] = webrtc_stop_ms(path, vad)
-        print(f"{item['name']}: end {item['end_ms']} fixed {fixed['listen_ms']} smart {smart['listen_ms']} "
-              f"({turn.get('decision')}, {turn.get('why')}) {smart['text']!r}", flush=True)
+        print(f"{item['name']}: end {item['end_ms']} fixed {fixed['listen_ms']} {fixed['text']!r} "
+              f"smart {smart['listen_ms']} ({turn.get('decision')}, {turn.get('why')}) {smart['text']!r}",
+              flush=True)
     os.unlink(cfg.name)
     print()
     print("| policy | condition | finished: median stop after end | p90 | stopped before the end "
-          "| mid-clause pauses cut | clause-boundary pauses cut |")
-    print("|---|---|---|---|---|---|---|")
+          "| mid-clause pauses cut | clause-boundary pauses cut | cut between two sentences |")
+    print("|---|---|---|---|---|---|---|---|")
     for policy, got in stops.items():
         if not got:
             continue
@@ -121,7 +123,8 @@ def main():
             med = f"{statistics.median(after):.0f} ms" if after else "-"
             p90 = f"{pct(after, 0.9):.0f} ms" if after else "-"
             print(f"| {policy} | {cond} | {med} | {p90} | {early}/{len(done)} "
-                  f"| {cuts('pause')}/{len(cut('pause'))} | {cuts('boundary')}/{len(cut('boundary'))} |")
+                  f"| {cuts('pause')}/{len(cut('pause'))} | {cuts('boundary')}/{len(cut('boundary'))} "
+                  f"| {cuts('sentences')}/{len(cut('sentences'))} |")
     if vad is None:
         print("\n(webrtc not run: the webrtcvad module did not import)")
     if extra_cpu:
