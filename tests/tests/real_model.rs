@@ -566,3 +566,47 @@ fn the_smart_turn_stops_soon_after_a_finished_sentence() {
     assert_eq!(smart["turn"]["decided_by"], "words", "{smart}");
     assert_eq!(smart["turn"]["at_ms"], smart["listen_ms"]);
 }
+
+#[test]
+fn ask_human_under_the_smart_turn_hears_through_a_thinking_pause_over_real_mcp() {
+    // A real server and client over stdio; the microphone is thinking.flac in real time.
+    let config = scratch().join(format!("turn-mcp-{}.toml", std::process::id()));
+    std::fs::write(
+        &config,
+        format!(
+            "[mcp]\nask_human = true\nask_human_per_hour = 5\n\
+             [audio]\nsource = \"file\"\nfile = {:?}\nfile_realtime = true\n\
+             [speak]\ncommand = [\"true\"]\n[transcribe]\nmodel = {:?}\n[turn]\nmode = \"smart\"\n",
+            repo_root()
+                .join("fixtures/speech/thinking.flac")
+                .display()
+                .to_string(),
+            model_path().display().to_string()
+        ),
+    )
+    .unwrap();
+    let runtime = yazses_tests::runtime_dir("turn-mcp");
+    let mut client = yazses_tests::stdio_client::StdioClient::start(&config, &runtime, "turn-test");
+    client.call(
+        1,
+        "ask_human",
+        serde_json::json!({"question": "What should we do?"}),
+    );
+    let r = client.response(1);
+    let sc = &r["result"]["structuredContent"];
+    let answer = sc["answer"].as_str().unwrap_or_default().to_lowercase();
+    assert!(
+        answer.contains("wait") && answer.contains("pass"),
+        "the pause cut the answer: {r}"
+    );
+    assert_eq!(sc["stopped_because"], "end_of_speech", "{r}");
+    let turn = &sc["turn"];
+    assert_eq!(
+        (&turn["decision"], &turn["decided_by"], &turn["checks"]),
+        (&"finished".into(), &"words".into(), &2.into()),
+        "{r}"
+    );
+    // Stopped at the check after "... pass.", well before the fixed 1.2 s would have.
+    let listen = sc["listen_ms"].as_u64().unwrap();
+    assert!((6200..6700).contains(&listen), "{r}");
+}
