@@ -532,11 +532,13 @@ impl Config {
             return bad("dictate.max_s", d.max_s.to_string(), "1 to 120 seconds");
         }
         let turn = &self.turn;
-        if !(100..=2000).contains(&turn.check_after_ms) {
+        if !(100..=2000).contains(&turn.check_after_ms)
+            || turn.check_after_ms > turn.max_end_silence_ms
+        {
             return bad(
                 "turn.check_after_ms",
                 turn.check_after_ms.to_string(),
-                "100 to 2000 milliseconds",
+                "100 to 2000 milliseconds, and at most turn.max_end_silence_ms",
             );
         }
         if !(500..=10_000).contains(&turn.max_end_silence_ms) {
@@ -689,6 +691,9 @@ mod tests {
         let (c, _) = parse("[turn]\nmin_end_silence_ms = 4000\n").unwrap();
         let err = c.validate(Path::new("c.toml")).unwrap_err().to_string();
         assert!(err.contains("turn.min_end_silence_ms = 4000"), "{err}");
+        let (c, _) = parse("[turn]\ncheck_after_ms = 900\nmax_end_silence_ms = 600\n").unwrap();
+        let err = c.validate(Path::new("c.toml")).unwrap_err().to_string();
+        assert!(err.contains("turn.check_after_ms = 900"), "{err}");
         assert!(parse("[turn]\nmode = \"psychic\"\n").is_err());
     }
 

@@ -353,9 +353,10 @@ impl Engine {
             |_| {},
             move |model, options, progress| model.run(&audio, options, progress),
         )?;
+        let text = pass::without_repeats(&t.text);
         Ok(Said {
-            heard: t.heard && !t.text.is_empty(),
-            text: t.text,
+            heard: t.heard && !text.is_empty(),
+            text,
         })
     }
 }

@@ -372,6 +372,36 @@ fn abort_when(cancel: Arc<AtomicBool>) -> Box<dyn FnMut() -> bool> {
     })
 }
 
+/// The fewest words a phrase must have for [`without_repeats`] to take its repeat out.
+const REPEAT_MIN_WORDS: usize = 3;
+
+/// `text` with each phrase of three words or more that only repeats the one before it
+/// taken out: "The first one. The first one." is "The first one.". Whisper loops like this
+/// on short clips cut to fit its window (tiny.en, greedy: "I think we should. I think we
+/// should." for "I think we should"); a person who said it twice loses nothing, and short
+/// repeats ("No, no.", "very, very") are kept.
+pub(crate) fn without_repeats(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut last = String::new();
+    for phrase in text.split_inclusive(['.', '?', '!', ',']) {
+        let key: String = phrase
+            .chars()
+            .filter(|c| c.is_alphanumeric() || c.is_whitespace())
+            .collect::<String>()
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .to_lowercase();
+        if key.split(' ').count() < REPEAT_MIN_WORDS || key != last {
+            out.push_str(phrase);
+        }
+        if !key.is_empty() {
+            last = key;
+        }
+    }
+    out.trim().to_owned()
+}
+
 /// A segment's words without whisper's descriptions of the audio: "[BLANK_AUDIO]" and
 /// "[MUSIC]" wherever they stand (tiny.en ends a 10 s answer followed by silence with
 /// "... end of the month. [BLANK_AUDIO]"), and a segment that is only "(wind blowing)" or
@@ -404,7 +434,32 @@ fn without_annotations(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::without_annotations;
+    use super::{without_annotations, without_repeats};
+
+    #[test]
+    fn a_phrase_said_again_right_after_itself_is_kept_once() {
+        assert_eq!(
+            without_repeats("The first one. The first one."),
+            "The first one."
+        );
+        assert_eq!(
+            without_repeats("the first one, the first one, the first one,"),
+            "the first one,"
+        );
+        assert_eq!(
+            without_repeats("I checked a lot. i checked a LOT!"),
+            "I checked a lot."
+        );
+        for kept in [
+            "Yes, use the smaller model. And ship it on Friday.",
+            "No. Yes. No.",
+            "Go ahead. Go ahead.",
+            "No, no, no.",
+            "",
+        ] {
+            assert_eq!(without_repeats(kept), kept);
+        }
+    }
 
     #[test]
     fn descriptions_of_the_audio_are_not_words() {

@@ -43,8 +43,8 @@ pub const PREFETCH_MS: u64 = 100;
 /// silence of the check behind the last word, whisper (greedy too, in a window cut to fit)
 /// often says the sentence twice ("Send the report. Send the report."); with a second of
 /// silence after it, as the fixed policy's transcription has, it does so far less often
-/// (8 of 90 partial transcripts on the turn set before, 4 of 102 after), and
-/// [`words::without_repeats`] takes out what is left.
+/// (8 of 90 partial transcripts on the turn set before, 4 of 102 after), and a capture's
+/// transcription takes out what is left.
 pub const CHECK_PAD_SAMPLES: usize = 16_000;
 
 /// `[turn] mode`.
@@ -245,8 +245,7 @@ impl Signals for Words<'_> {
             None => Err("no partial transcription was begun".into()),
         };
         match result {
-            Ok(mut said) => {
-                said.text = words::without_repeats(&said.text);
+            Ok(said) => {
                 let mut judgement = Judgement::of_words(said);
                 if !self.reuse {
                     judgement.said = None;

@@ -144,31 +144,6 @@ pub fn judge(text: &str) -> (Verdict, &'static str) {
     (Verdict::Unsure, "no words to judge")
 }
 
-/// `text` with each phrase that only repeats the one before it taken out: "The first one.
-/// The first one." is "The first one.". Whisper loops like this on some short clips (see
-/// [`crate::turn::CHECK_PAD_SAMPLES`]); a person who says it twice loses nothing.
-pub fn without_repeats(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut last = String::new();
-    for phrase in text.split_inclusive(['.', '?', '!', ',']) {
-        let key: String = phrase
-            .chars()
-            .filter(|c| c.is_alphanumeric() || c.is_whitespace())
-            .collect::<String>()
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ")
-            .to_lowercase();
-        if key.is_empty() || key != last {
-            out.push_str(phrase);
-        }
-        if !key.is_empty() {
-            last = key;
-        }
-    }
-    out.trim().to_owned()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -233,30 +208,6 @@ mod tests {
         }
         for text in ["I think we should.", "We should", "So yes, I can."] {
             assert_eq!(verdict(text), Verdict::Unfinished, "{text:?}");
-        }
-    }
-
-    #[test]
-    fn a_phrase_said_again_right_after_itself_is_kept_once() {
-        assert_eq!(
-            without_repeats("The first one. The first one."),
-            "The first one."
-        );
-        assert_eq!(
-            without_repeats("the first one, the first one, the first one,"),
-            "the first one,"
-        );
-        assert_eq!(
-            without_repeats("I checked a lot. i checked a LOT!"),
-            "I checked a lot."
-        );
-        for kept in [
-            "Yes, use the smaller model. And ship it on Friday.",
-            "No. Yes. No.",
-            "Go ahead.",
-            "",
-        ] {
-            assert_eq!(without_repeats(kept), kept);
         }
     }
 
