@@ -12,8 +12,9 @@
 //!
 //! Whisper closes most fragments with a period ("I think we should."), so the last word
 //! carries the weight, not the period. A few phrase endings that are complete although
-//! their last word is on the list ("I think so.", "I don't know what to.") are taken as
-//! finished; see [`FINISHED_PAIRS`].
+//! their last word is on the list ("I think so.", "Thank you.") are taken as finished
+//! (the `FINISHED_PAIRS` list), and so is a short answer of a subject and an auxiliary
+//! ("We should.", "Yes, I do.") when it is all that was said.
 //!
 //! English only so far; another language would bring its own lists.
 
