@@ -479,6 +479,62 @@ mod tests {
         assert_eq!(t.answer(Some(2000)).unwrap().text, "Because");
     }
 
+    /// A transcriber that fails, or says `text`.
+    struct Says(Option<&'static str>);
+
+    impl Transcriber for Says {
+        fn said(
+            &self,
+            samples: Vec<i16>,
+            options: &Options,
+        ) -> Result<Said, crate::transcribe::TranscribeError> {
+            assert_eq!(options.beam_size, 1, "checks decode greedily");
+            assert_eq!(
+                samples.len(),
+                1600 + CHECK_PAD_SAMPLES,
+                "a second of silence after"
+            );
+            match self.0 {
+                Some(text) => Ok(Said {
+                    text: text.into(),
+                    heard: true,
+                }),
+                None => Err(crate::transcribe::TranscribeError::Whisper(
+                    "out of memory".into(),
+                )),
+            }
+        }
+    }
+
+    fn words_over(says: Says, beam_size: usize) -> Judgement {
+        let model: Arc<dyn Transcriber> = Arc::new(says);
+        let options = Options {
+            beam_size,
+            ..Options::default()
+        };
+        let mut words = Words::new(Loader::new(move || Ok(model)), options);
+        words.begin(&[0; 1600]);
+        words.judge()
+    }
+
+    #[test]
+    fn the_words_signal_reads_a_greedy_padded_transcript_and_a_failure_is_unsure() {
+        let j = words_over(Says(Some("Ship it.")), 1);
+        assert_eq!((j.verdict, j.signal), (Verdict::Finished, Signal::Words));
+        assert_eq!(j.said.unwrap().text, "Ship it.");
+        // A caller with a beam transcribes the answer its own way: nothing to reuse.
+        assert!(words_over(Says(Some("Ship it.")), 5).said.is_none());
+        let j = words_over(Says(None), 1);
+        assert_eq!((j.verdict, j.signal), (Verdict::Unsure, Signal::Silence));
+        let mut never = Words::new(
+            Loader::new(|| Err("ggml-tiny.en.bin: no such file".into())),
+            Options::default(),
+        );
+        never.begin(&[0; 160]);
+        assert_eq!(never.judge().verdict, Verdict::Unsure);
+        assert!(matches!(never.transcriber(), Err(e) if e.contains("no such file")));
+    }
+
     #[test]
     fn an_unsure_check_falls_back_to_the_acoustic_end_silence() {
         let mut t = turn();
