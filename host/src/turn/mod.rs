@@ -22,6 +22,7 @@
 //! it). The prosody model of DESIGN.md §9 (Smart Turn) is not built yet; `mode = "smart"`
 //! runs on the words and the acoustics alone and says so once in the log.
 
+pub mod mel;
 pub mod words;
 
 use std::sync::Arc;
