@@ -33,7 +33,7 @@ use crate::coord::{CoordError, Coordinator, Holder, Purpose, Waiting, unix_ms};
 use crate::session::{Session, Want};
 use crate::source::{FrameSource, SourceError};
 use crate::transcribe::{Options, Transcriber};
-use crate::turn::{Loader, Words};
+use crate::turn::{Loader, TurnMode, Words};
 
 /// The longest question accepted, in characters.
 pub const MAX_QUESTION_CHARS: usize = 500;
@@ -192,7 +192,7 @@ impl AskHuman {
         caller: &str,
         question: &str,
         timeout_s: u32,
-        transcriber: impl FnOnce() -> Result<Arc<dyn Transcriber>, String>,
+        transcriber: impl FnOnce() -> Result<Arc<dyn Transcriber>, String> + Send + 'static,
         cancel: &AtomicBool,
         on_wait: impl FnMut(&Waiting),
     ) -> Result<Answer, AskError> {
@@ -230,6 +230,20 @@ impl AskHuman {
             }
             e
         };
+        // The smart turn reads the words while the user is still answering: the model
+        // loads while the question is spoken, not at the first check, where a large
+        // model's load would hold up the frames (the microphone's ring holds 4 s).
+        let model = match self.config.turn.mode {
+            TurnMode::Smart => {
+                let loading = std::thread::spawn(transcriber);
+                Loader::new(move || {
+                    loading
+                        .join()
+                        .unwrap_or_else(|_| Err("loading the model stopped unexpectedly".into()))
+                })
+            }
+            TurnMode::Fixed => Loader::new(transcriber),
+        };
         let said = format!("{caller} asks: {question}");
         let speak = &self.config.speak;
         if speak.enabled {
@@ -256,9 +270,7 @@ impl AskHuman {
             fit_context: true,
             ..Options::default()
         };
-        // The model is loaded at the first end-of-turn check (only once speech began), or
-        // after the capture; never for a question nobody answered.
-        let mut words = Words::new(Loader::new(transcriber), options.clone());
+        let mut words = Words::new(model, options.clone());
         let utterance = session
             .capture_turn(
                 &*self.open,
@@ -371,7 +383,7 @@ mod tests {
 
     fn ask(
         s: &AskHuman,
-        t: impl FnOnce() -> Result<Arc<dyn Transcriber>, String>,
+        t: impl FnOnce() -> Result<Arc<dyn Transcriber>, String> + Send + 'static,
     ) -> Result<Answer, AskError> {
         s.ask("agent", "Ready?", 10, t, &AtomicBool::new(false), |_| {})
     }

@@ -253,7 +253,7 @@ impl Server {
                 &caller,
                 &params.question,
                 timeout_s,
-                || models.get(&config).map(|e| e as Arc<dyn Transcriber>),
+                move || models.get(&config).map(|e| e as Arc<dyn Transcriber>),
                 &cancel,
                 |waiting| {
                     let message = match &waiting.holder {
