@@ -263,13 +263,7 @@ impl AskHuman {
             return Err(refund(AskError::Cancelled));
         }
         let endpoint = self.endpoint(timeout_s);
-        let options = Options {
-            threads: self.config.transcribe.threads,
-            // Latency matters more than the last word of accuracy for a short answer.
-            beam_size: 1,
-            fit_context: true,
-            ..Options::default()
-        };
+        let options = Options::spoken(self.config.transcribe.threads);
         let mut words = Words::new(model, options.clone());
         let utterance = session
             .capture_turn(

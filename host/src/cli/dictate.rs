@@ -122,12 +122,7 @@ pub(super) fn run(args: DictateArgs, config: &config::Config) -> anyhow::Result<
             timeout: Some(Duration::from_secs(u64::from(d.max_s))),
             ..EndpointConfig::default()
         },
-        options: Options {
-            threads: config.transcribe.threads,
-            beam_size: 1,
-            fit_context: true,
-            ..Options::default()
-        },
+        options: Options::spoken(config.transcribe.threads),
         dir: &dir,
         kept: Arc::default(),
     };

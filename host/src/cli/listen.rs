@@ -99,14 +99,7 @@ pub(super) fn run(args: ListenArgs, config: &config::Config) -> anyhow::Result<(
     })?;
     let audio = config.audio.clone();
     let open = move |endpoint| crate::source::open(&audio, endpoint);
-    let options = Options {
-        threads: config.transcribe.threads,
-        // A spoken answer, as ask_human and dictation hear it: greedy, for latency, and
-        // because a beam over a short clip cut to fit whisper's window tends to repeat it.
-        beam_size: 1,
-        fit_context: true,
-        ..Options::default()
-    };
+    let options = Options::spoken(config.transcribe.threads);
     let mut turn = config.turn;
     if args.no_transcribe {
         turn.mode = crate::turn::TurnMode::Fixed;

@@ -116,6 +116,21 @@ pub struct Options {
     pub fit_context: bool,
 }
 
+impl Options {
+    /// How a spoken answer or a dictation is transcribed (`ask_human`, `yazses listen`,
+    /// `yazses dictate`): greedy, because the text is wanted soon after the user stops and
+    /// because a beam over a short clip cut to fit whisper's window tends to repeat the
+    /// sentence; the encoder window fit to the clip; `threads` as configured.
+    pub fn spoken(threads: usize) -> Options {
+        Options {
+            threads,
+            beam_size: 1,
+            fit_context: true,
+            ..Options::default()
+        }
+    }
+}
+
 /// Why a transcription failed.
 #[derive(Debug, thiserror::Error)]
 pub enum TranscribeError {
