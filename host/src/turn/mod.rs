@@ -23,6 +23,7 @@
 //! runs on the words and the acoustics alone and says so once in the log.
 
 pub mod mel;
+pub mod prosody;
 pub mod words;
 
 use std::sync::Arc;
