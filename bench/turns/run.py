@@ -3,11 +3,17 @@
 
 Policies, each over every file of the set, on the recording's own clock:
 - fixed: yazses `[turn] mode = "fixed"`, 1.2 s of silence (what ask_human did before);
-- smart: yazses `[turn] mode = "smart"` (the words so far, then the acoustics);
+- smart: yazses `[turn] mode = "smart"` (the words so far and the voice, then the
+  acoustics; the voice only when `yazses model fetch smart-turn` has installed the model);
 - webrtc: WebRTC VAD, aggressiveness 3, 30 ms frames, stop after 1 s of non-speech once
   speech began (VoiceMode's policy); only when the `webrtcvad` module imports (the PyPI
-  package webrtcvad-wheels; run this script with a Python that has it).
-Not compared: Smart Turn alone, whose model yazses does not run yet.
+  package webrtcvad-wheels; run this script with a Python that has it);
+- smart_turn: Smart Turn v3.2 alone with Pipecat's policy: at 0.2 s of non-speech run the
+  model on the turn so far (from 0.5 s before its speech began), stop when it says
+  complete (> 0.5), else keep listening, and stop at 3 s of non-speech whatever it said.
+  Pipecat's VAD is Silero; WebRTC VAD (as above) stands in for it here. Pipecat's own code
+  runs the model (`--pipecat DIR`, the wheel's smart_turn directory; needs numpy and
+  onnxruntime), and the CPU time of each run is reported.
 
 Reported per condition: for finished and short answers, the median and p90 of stop time
 minus the true end of speech, and how many stopped before the end; for mid-clause and
@@ -19,7 +25,10 @@ transcription, so this can be below zero).
 
     cargo build --release -p yazses
     python3 bench/turns/make_set.py target/turns
-    python3 bench/turns/run.py target/turns --model ~/.local/share/yazses/models/ggml-tiny.en.bin
+    python3 bench/turns/run.py target/turns --model ~/.local/share/yazses/models/ggml-tiny.en.bin \
+        --pipecat /tmp/pc/x/pipecat/audio/turn/smart_turn
+(see smart_turn_reference.py for getting that directory and a Python with numpy,
+onnxruntime and webrtcvad-wheels)
 """
 import argparse
 import json
@@ -28,6 +37,7 @@ import resource
 import statistics
 import subprocess
 import tempfile
+import time
 import wave
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -67,6 +77,59 @@ def webrtc_stop_ms(path, vad):
     return n * 1000 // 16000 + 1000
 
 
+class SmartTurnAlone:
+    """Pipecat's Smart Turn policy over WebRTC VAD frames."""
+
+    def __init__(self, directory):
+        import sys
+        sys.path.insert(0, directory)
+        import numpy as np
+        import onnxruntime as ort
+        from _whisper_features import compute_whisper_log_mel_features
+        so = ort.SessionOptions()
+        so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        so.inter_op_num_threads = 1
+        so.intra_op_num_threads = 1
+        so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        self.np, self.features = np, compute_whisper_log_mel_features
+        self.session = ort.InferenceSession(os.path.join(directory, "data/smart-turn-v3.2-cpu.onnx"), so)
+        self.cpu_ms = []
+
+    def complete(self, samples):
+        np = self.np
+        audio = samples[-128000:].astype(np.float32) / 32768.0
+        if audio.size < 128000:
+            audio = np.pad(audio, (128000 - audio.size, 0))
+        start = time.process_time()
+        f = self.features(audio, do_normalize=True)
+        p = self.session.run(None, {"input_features": f[None].astype(np.float32)})[0]
+        self.cpu_ms.append((time.process_time() - start) * 1000)
+        return float(np.ravel(p)[0]) > 0.5
+
+    def stop_ms(self, path, vad):
+        with wave.open(path) as w:
+            n = w.getnframes()
+            pcm = w.readframes(n)
+        samples = self.np.frombuffer(pcm, dtype="<i2")
+        frame = 480
+        start, silent, asked = None, 0, False
+        for i in range(0, n - frame + 1, frame):
+            if vad.is_speech(pcm[2 * i:2 * (i + frame)], 16000):
+                if start is None:
+                    start = max(0, i - 8000)
+                silent, asked = 0, False
+            elif start is not None:
+                silent += 30
+                end = i + frame
+                if silent >= 200 and not asked:
+                    asked = True
+                    if self.complete(samples[start:end]):
+                        return end * 1000 // 16000
+                if silent >= 3000:
+                    return end * 1000 // 16000
+        return n * 1000 // 16000 + 3000
+
+
 def pct(values, q):
     values = sorted(values)
     return values[min(len(values) - 1, int(round(q * (len(values) - 1))))]
@@ -77,6 +140,7 @@ def main():
     ap.add_argument("set_dir")
     ap.add_argument("--yazses", default=os.path.join(ROOT, "target/release/yazses"))
     ap.add_argument("--model", required=True)
+    ap.add_argument("--pipecat", help="the smart_turn directory of the pipecat-ai 1.14.0 wheel")
     args = ap.parse_args()
     index = json.load(open(os.path.join(args.set_dir, "index.json")))
     try:
@@ -88,7 +152,8 @@ def main():
     os.chmod(runtime, 0o700)
     with tempfile.NamedTemporaryFile("w", suffix=".toml", delete=False) as cfg:
         cfg.write('[audio]\nfile_realtime = false\n')
-    stops = {"fixed": {}, "smart": {}, "webrtc": {}}
+    alone = SmartTurnAlone(args.pipecat) if args.pipecat and vad is not None else None
+    stops = {"fixed": {}, "smart": {}, "webrtc": {}, "smart_turn": {}}
     checks, extra_cpu = [], []
     for item in index:
         path = os.path.join(args.set_dir, item["name"] + ".wav")
@@ -102,8 +167,12 @@ def main():
             extra_cpu.append(smart["cpu_s"] - fixed["cpu_s"])
         if vad is not None:
             stops["webrtc"][item["name"]] = webrtc_stop_ms(path, vad)
+        if alone is not None:
+            stops["smart_turn"][item["name"]] = alone.stop_ms(path, vad)
         print(f"{item['name']}: end {item['end_ms']} fixed {fixed['listen_ms']} {fixed['text']!r} "
-              f"smart {smart['listen_ms']} ({turn.get('decision')}, {turn.get('why')}) {smart['text']!r}",
+              f"smart {smart['listen_ms']} ({turn.get('decision')} by {turn.get('decided_by')}, "
+              f"p={turn.get('probability')}, {turn.get('why')}) {smart['text']!r} "
+              f"smart_turn {stops['smart_turn'].get(item['name'])}",
               flush=True)
     os.unlink(cfg.name)
     print()
@@ -127,6 +196,9 @@ def main():
                   f"| {cuts('sentences')}/{len(cut('sentences'))} |")
     if vad is None:
         print("\n(webrtc not run: the webrtcvad module did not import)")
+    if alone is not None and alone.cpu_ms:
+        print(f"\nSmart Turn (Pipecat's numpy features + onnxruntime, one thread): {len(alone.cpu_ms)} runs, "
+              f"CPU per run median {statistics.median(alone.cpu_ms):.0f} ms, p90 {pct(alone.cpu_ms, 0.9):.0f} ms")
     if extra_cpu:
         print(f"\nsmart: {statistics.mean(checks):.2f} checks per turn; CPU time over fixed's per turn "
               f"(whole process, all threads): median {statistics.median(extra_cpu) * 1000:.0f} ms, "

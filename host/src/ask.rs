@@ -33,13 +33,29 @@ use crate::coord::{CoordError, Coordinator, Holder, Purpose, Waiting, unix_ms};
 use crate::session::{Session, Want};
 use crate::source::{FrameSource, SourceError};
 use crate::transcribe::{Options, Transcriber};
-use crate::turn::{Loader, TurnMode, Words};
+use crate::turn::{Loader, Prosody, Smart, TurnMode, Words, prosody};
 
 /// The longest question accepted, in characters.
 pub const MAX_QUESTION_CHARS: usize = 500;
 
+/// A loader whose load starts now, on a thread of its own, and is waited for at the
+/// first use.
+fn in_background<T: Send + 'static>(
+    load: impl FnOnce() -> Result<T, String> + Send + 'static,
+) -> Loader<'static, T>
+where
+    T: Clone,
+{
+    let loading = std::thread::spawn(load);
+    Loader::new(move || {
+        loading
+            .join()
+            .unwrap_or_else(|_| Err("loading stopped unexpectedly".into()))
+    })
+}
+
 /// What the caller gets back.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Answer {
     /// What the user said, transcribed; empty when nothing was heard.
     pub answer: String,
@@ -140,6 +156,8 @@ pub struct AskHuman {
     config: Config,
     coord: Result<Coordinator, String>,
     open: Box<Opener>,
+    /// Loads the prosody model for `[turn] mode = "smart"`.
+    prosody: fn() -> Result<prosody::Shared, String>,
 }
 
 impl AskHuman {
@@ -157,10 +175,11 @@ impl AskHuman {
             coord,
             Box::new(move |endpoint| crate::source::open(&audio, endpoint)),
         )
+        .with_prosody(prosody::load_installed)
     }
 
     /// The service with its parts given (tests pass a scratch coordinator and a fake
-    /// source).
+    /// source), without the prosody model.
     pub fn with_parts(
         config: Config,
         coord: Result<Coordinator, String>,
@@ -170,6 +189,16 @@ impl AskHuman {
             config,
             coord,
             open,
+            prosody: || Err("no prosody model was given".into()),
+        }
+    }
+
+    /// The same service, loading the prosody model with `load` when a smart turn first
+    /// needs it.
+    pub fn with_prosody(self, load: fn() -> Result<prosody::Shared, String>) -> AskHuman {
+        AskHuman {
+            prosody: load,
+            ..self
         }
     }
 
@@ -233,16 +262,12 @@ impl AskHuman {
         // The smart turn reads the words while the user is still answering: the model
         // loads while the question is spoken, not at the first check, where a large
         // model's load would hold up the frames (the microphone's ring holds 4 s).
-        let model = match self.config.turn.mode {
-            TurnMode::Smart => {
-                let loading = std::thread::spawn(transcriber);
-                Loader::new(move || {
-                    loading
-                        .join()
-                        .unwrap_or_else(|_| Err("loading the model stopped unexpectedly".into()))
-                })
-            }
-            TurnMode::Fixed => Loader::new(transcriber),
+        let (model, voice) = match self.config.turn.mode {
+            TurnMode::Smart => (in_background(transcriber), in_background(self.prosody)),
+            TurnMode::Fixed => (
+                Loader::new(transcriber),
+                Loader::new(|| Err("the fixed turn policy hears no voice".into())),
+            ),
         };
         let said = format!("{caller} asks: {question}");
         let speak = &self.config.speak;
@@ -264,7 +289,7 @@ impl AskHuman {
         }
         let endpoint = self.endpoint(timeout_s);
         let options = Options::spoken(self.config.transcribe.threads);
-        let mut words = Words::new(model, options.clone());
+        let mut signals = Smart::new(Words::new(model, options.clone()), Prosody::new(voice));
         let utterance = session
             .capture_turn(
                 &*self.open,
@@ -272,7 +297,7 @@ impl AskHuman {
                 endpoint,
                 &self.config.turn,
                 cancel,
-                &mut words,
+                &mut signals,
             )
             .map_err(|e| {
                 refund(match e {
@@ -295,7 +320,7 @@ impl AskHuman {
             answer.heard = said.heard;
             answer.answer = said.text;
         } else if !utterance.samples.is_empty() {
-            let transcriber = words
+            let transcriber = signals
                 .transcriber()
                 .map_err(|e| refund(AskError::Transcribe(e)))?;
             let said = transcriber

@@ -61,7 +61,7 @@ impl From<StopReason> for StoppedBecause {
 }
 
 /// What one capture heard.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Utterance {
     /// The audio from the pre-roll before speech began to where the capture stopped;
     /// empty when no speech started. A push-to-talk capture keeps everything from its

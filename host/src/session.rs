@@ -100,7 +100,6 @@ impl Session {
         if turn.mode == TurnMode::Fixed {
             return self.capture(open, vad, endpoint, cancel);
         }
-        crate::turn::announce_smart();
         let turn = Turn::new(*turn, &endpoint);
         let core = turn.core_endpoint(&endpoint);
         let make = |decides| match decides {

@@ -16,7 +16,7 @@ use crate::coord::{Coordinator, Purpose};
 use crate::model;
 use crate::session::{Session, Want};
 use crate::transcribe::{Engine, Options, Transcriber};
-use crate::turn::{Loader, Words};
+use crate::turn::{Loader, Prosody, Smart, Words};
 
 /// `yazses listen`.
 #[derive(Debug, Args)]
@@ -111,9 +111,18 @@ pub(super) fn run(args: ListenArgs, config: &config::Config) -> anyhow::Result<(
         crate::turn::TurnMode::Fixed => None,
     };
     let loaded = engine.clone();
-    let mut words = Words::new(
-        Loader::new(move || loaded.ok_or_else(|| "no model was loaded".to_owned())),
-        options.clone(),
+    let voice = match turn.mode {
+        crate::turn::TurnMode::Smart => Some(crate::turn::prosody::load_installed()),
+        crate::turn::TurnMode::Fixed => None,
+    };
+    let mut signals = Smart::new(
+        Words::new(
+            Loader::new(move || loaded.ok_or_else(|| "no model was loaded".to_owned())),
+            options.clone(),
+        ),
+        Prosody::new(Loader::new(move || {
+            voice.unwrap_or_else(|| Err("the fixed turn policy hears no voice".into()))
+        })),
     );
     let utterance = session.capture_turn(
         &open,
@@ -121,7 +130,7 @@ pub(super) fn run(args: ListenArgs, config: &config::Config) -> anyhow::Result<(
         endpoint,
         &turn,
         &no,
-        &mut words,
+        &mut signals,
     )?;
     let link = utterance.link;
     if link.corrupt_frames > 0 || link.lost_frames > 0 {

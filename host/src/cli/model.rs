@@ -73,6 +73,25 @@ pub(super) fn run(cmd: ModelCommand) -> anyhow::Result<()> {
                     status
                 ));
             }
+            let dir = model::models_dir();
+            let mut parts = vec![&model::packed::SMART_TURN];
+            parts.extend(model::packed::onnxruntime());
+            let status = match parts
+                .iter()
+                .map(|p| model::packed::verify(p, &dir.join(p.file)))
+                .find_map(Result::err)
+            {
+                None => "installed".to_owned(),
+                Some(model::packed::VerifyError::Missing { .. }) => String::new(),
+                Some(e) => format!("not usable: {e}"),
+            };
+            out.push_str(&format!(
+                "{:<14} {:>6} MB  {:<12} {}\n",
+                SMART_TURN,
+                parts.iter().map(|p| p.bytes).sum::<u64>() / 1_000_000,
+                "end of turn",
+                status
+            ));
             for i in installed.iter().filter(|i| model::known(&i.name).is_none()) {
                 out.push_str(&format!(
                     "{:<14} {:>6} MB  {:<12} installed (imported)\n",

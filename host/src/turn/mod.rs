@@ -17,10 +17,11 @@
 //! - **unfinished**: keep listening up to `max_end_silence_ms`;
 //! - **unsure**: the acoustic policy's own end silence.
 //!
-//! Speech after a check starts a new pause and a new check. The signals: [`words`] (the
-//! partial transcript, whose text is reused as the answer when nothing was said after
-//! it). The prosody model of DESIGN.md §9 (Smart Turn) is not built yet; `mode = "smart"`
-//! runs on the words and the acoustics alone and says so once in the log.
+//! Speech after a check starts a new pause and a new check. The signals ([`Smart`]):
+//! [`words`] (the partial transcript, whose text is reused as the answer when nothing was
+//! said after it) and [`prosody`] (the Smart Turn model, DESIGN.md §9), weighed by
+//! [`Judgement::with_prosody`]. Without the model's files `mode = "smart"` runs on the
+//! words and the acoustics alone and says so once in the log.
 
 pub mod mel;
 pub mod prosody;
@@ -92,6 +93,10 @@ impl Default for TurnConfig {
 pub enum Signal {
     /// The partial transcript.
     Words,
+    /// The voice (the Smart Turn model).
+    Prosody,
+    /// The partial transcript and the voice, agreeing that the turn is over.
+    WordsAndProsody,
     /// Nothing else could tell; the acoustic end silence decided.
     Silence,
 }
@@ -107,7 +112,12 @@ pub struct Judgement {
     pub why: String,
     /// The partial transcript the check read, when it read one.
     pub said: Option<Said>,
+    /// The prosody model's probability that the turn is complete, when it ran.
+    pub probability: Option<f32>,
 }
+
+/// The probability at and above which the prosody model calls a turn complete (Pipecat's).
+pub const COMPLETE: f32 = 0.5;
 
 impl Judgement {
     /// No signal could be read (no transcriber, or it failed): the acoustics decide.
@@ -117,6 +127,7 @@ impl Judgement {
             signal: Signal::Silence,
             why: why.into(),
             said: None,
+            probability: None,
         }
     }
 
@@ -132,18 +143,62 @@ impl Judgement {
             signal,
             why: why.to_owned(),
             said: Some(said),
+            probability: None,
+        }
+    }
+
+    /// This words judgement weighed with the prosody model's `probability` that the
+    /// turn is complete:
+    /// - words unfinished: unfinished, whatever the voice (a trailing "and" is not a
+    ///   complete turn however it sounds);
+    /// - words finished and the voice complete: finished;
+    /// - words finished and the voice mid-turn: unfinished. This is where a thinking
+    ///   pause is misheard as a whole sentence ("We could try the" as "We can try now.");
+    ///   waiting costs a finished answer the longer pause, cutting costs the user half
+    ///   an answer;
+    /// - no words: the voice alone when it says complete, else the acoustics.
+    pub fn with_prosody(self, probability: f32) -> Judgement {
+        let complete = probability >= COMPLETE;
+        let (verdict, signal, why) = match (self.verdict, complete) {
+            (Verdict::Unfinished, _) => (Verdict::Unfinished, Signal::Words, self.why),
+            (Verdict::Finished, true) => (
+                Verdict::Finished,
+                Signal::WordsAndProsody,
+                format!("{}; the voice sounds complete", self.why),
+            ),
+            (Verdict::Finished, false) => (
+                Verdict::Unfinished,
+                Signal::Prosody,
+                format!("{}, but the voice sounds mid-turn", self.why),
+            ),
+            (Verdict::Unsure, true) => (
+                Verdict::Finished,
+                Signal::Prosody,
+                "the voice sounds complete".to_owned(),
+            ),
+            (Verdict::Unsure, false) => (Verdict::Unsure, Signal::Silence, self.why),
+        };
+        Judgement {
+            verdict,
+            signal,
+            why,
+            probability: Some(probability),
+            ..self
         }
     }
 }
 
 /// How the turn was judged, as `ask_human` and `yazses listen --json` report it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct TurnReport {
     /// The last check's verdict: finished, unfinished or unsure.
     pub decision: Verdict,
-    /// Which signal gave it: the partial transcript (`words`), or none could tell
-    /// (`silence`).
+    /// Which signal gave it: the partial transcript (`words`), the voice (`prosody`),
+    /// both agreeing (`words_and_prosody`), or none could tell (`silence`).
     pub decided_by: Signal,
+    /// The prosody model's probability that the turn was complete, when it ran.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub probability: Option<f32>,
     /// Why, in a few words.
     pub why: String,
     /// When the check was made, in milliseconds of audio from the start of listening.
@@ -166,27 +221,28 @@ pub trait Signals {
 /// A transcriber, or why none could be loaded.
 pub type Loaded = Result<Arc<dyn Transcriber>, String>;
 
-/// A transcriber, loaded at its first use and kept; a failed load is kept too.
-pub struct Loader<'a> {
-    load: Option<Box<dyn FnOnce() -> Loaded + 'a>>,
-    got: Option<Loaded>,
+/// Something loaded at its first use and kept (a transcriber, the prosody model); a
+/// failed load is kept too.
+pub struct Loader<'a, T = Arc<dyn Transcriber>> {
+    load: Option<Box<dyn FnOnce() -> Result<T, String> + 'a>>,
+    got: Option<Result<T, String>>,
 }
 
-impl<'a> Loader<'a> {
+impl<'a, T: Clone> Loader<'a, T> {
     /// A loader that calls `load` once, when first asked.
-    pub fn new(load: impl FnOnce() -> Loaded + 'a) -> Loader<'a> {
+    pub fn new(load: impl FnOnce() -> Result<T, String> + 'a) -> Loader<'a, T> {
         Loader {
             load: Some(Box::new(load)),
             got: None,
         }
     }
 
-    /// The transcriber, loading it now if this is the first ask.
-    pub fn get(&mut self) -> Loaded {
+    /// What was loaded, loading it now if this is the first ask.
+    pub fn get(&mut self) -> Result<T, String> {
         match (&self.got, self.load.take()) {
             (Some(got), _) => got.clone(),
             (None, Some(load)) => self.got.insert(load()).clone(),
-            (None, None) => Err("the transcriber's loader was used up".into()),
+            (None, None) => Err("the loader was used up".into()),
         }
     }
 }
@@ -262,6 +318,93 @@ impl Signals for Words<'_> {
     }
 }
 
+/// The prosody signal: the Smart Turn model's probability that the turn is complete,
+/// over the audio so far, on a thread of its own. Without the model (not fetched, or a
+/// bad file) it gives nothing, and the words decide alone; the log says so once.
+pub struct Prosody<'a> {
+    model: Loader<'a, prosody::Shared>,
+    pending: Option<std::thread::JoinHandle<Result<f32, String>>>,
+}
+
+impl<'a> Prosody<'a> {
+    /// The signal over the model `model` loads.
+    pub fn new(model: Loader<'a, prosody::Shared>) -> Prosody<'a> {
+        Prosody {
+            model,
+            pending: None,
+        }
+    }
+
+    /// Starts reading `kept`; see [`Signals::begin`].
+    pub fn begin(&mut self, kept: &[i16]) {
+        if let Some(old) = self.pending.take() {
+            let _ = old.join();
+        }
+        let model = match self.model.get() {
+            Ok(model) => model,
+            Err(e) => {
+                announce_without_prosody(&e);
+                return;
+            }
+        };
+        announce_with_prosody();
+        let audio = kept[kept.len().saturating_sub(mel::WINDOW_SAMPLES)..].to_vec();
+        self.pending = Some(std::thread::spawn(move || {
+            prosody::probability_of(&model, &audio)
+        }));
+    }
+
+    /// The probability over what [`Prosody::begin`] was last given, if the model ran.
+    pub fn probability(&mut self) -> Option<f32> {
+        match self.pending.take()?.join() {
+            Ok(Ok(p)) => Some(p),
+            Ok(Err(e)) => {
+                tracing::warn!(error = %e, "the prosody model failed at an end-of-turn check");
+                None
+            }
+            Err(_) => {
+                tracing::warn!("the prosody model stopped unexpectedly at an end-of-turn check");
+                None
+            }
+        }
+    }
+}
+
+/// What `[turn] mode = "smart"` reads at each check: the words, and the voice when its
+/// model loads ([`Judgement::with_prosody`] weighs the two).
+pub struct Smart<'a> {
+    words: Words<'a>,
+    prosody: Prosody<'a>,
+}
+
+impl<'a> Smart<'a> {
+    /// The two signals.
+    pub fn new(words: Words<'a>, prosody: Prosody<'a>) -> Smart<'a> {
+        Smart { words, prosody }
+    }
+
+    /// The transcriber, for the whole answer after the capture.
+    pub fn transcriber(&mut self) -> Loaded {
+        self.words.transcriber()
+    }
+}
+
+impl Signals for Smart<'_> {
+    fn begin(&mut self, kept: &[i16]) {
+        // The model first: it is the shorter of the two, and both run at once.
+        self.prosody.begin(kept);
+        self.words.begin(kept);
+    }
+
+    fn judge(&mut self) -> Judgement {
+        let words = self.words.judge();
+        match self.prosody.probability() {
+            Some(p) => words.with_prosody(p),
+            None => words,
+        }
+    }
+}
+
 /// No signal at all: every check is unsure, and the acoustic end silence decides.
 pub struct NoSignals;
 
@@ -273,12 +416,22 @@ impl Signals for NoSignals {
     }
 }
 
-/// Says once per process what `smart` runs on in this build.
-pub(crate) fn announce_smart() {
+/// Says once per process that `smart` hears the voice too.
+fn announce_with_prosody() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
         tracing::info!(
-            "[turn] mode = smart decides from the words so far and the acoustics; the prosody model (Smart Turn) is not part of this build"
+            "[turn] mode = smart decides from the words so far, the voice (Smart Turn v3.2) and the acoustics"
+        );
+    });
+}
+
+/// Says once per process that `smart` runs without the prosody model, and why.
+fn announce_without_prosody(why: &str) {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        tracing::warn!(
+            "[turn] mode = smart decides from the words so far and the acoustics alone: {why}"
         );
     });
 }
@@ -374,6 +527,7 @@ impl Turn {
         self.report = Some(TurnReport {
             decision: judgement.verdict,
             decided_by: judgement.signal,
+            probability: judgement.probability,
             why: judgement.why,
             at_ms: now_ms,
             silence_ms: now_ms.saturating_sub(speech_end_ms),
@@ -535,6 +689,68 @@ mod tests {
         never.begin(&[0; 160]);
         assert_eq!(never.judge().verdict, Verdict::Unsure);
         assert!(matches!(never.transcriber(), Err(e) if e.contains("no such file")));
+    }
+
+    #[test]
+    fn the_voice_confirms_finished_words_and_vetoes_them_but_never_ends_unfinished_words() {
+        let both = words("Ship it on Friday.").with_prosody(0.93);
+        assert_eq!(
+            (both.verdict, both.signal, both.probability),
+            (Verdict::Finished, Signal::WordsAndProsody, Some(0.93))
+        );
+        // "We could try the", misheard as a whole sentence: the voice is mid-turn.
+        let veto = words("We can try now.").with_prosody(0.02);
+        assert_eq!(
+            (veto.verdict, veto.signal),
+            (Verdict::Unfinished, Signal::Prosody)
+        );
+        assert!(veto.why.contains("mid-turn"), "{}", veto.why);
+        assert_eq!(veto.said.unwrap().text, "We can try now.", "still reusable");
+        let trailing = words("I think we should").with_prosody(0.99);
+        assert_eq!(
+            (trailing.verdict, trailing.signal),
+            (Verdict::Unfinished, Signal::Words)
+        );
+        // Exactly Pipecat's threshold is complete.
+        assert_eq!(words("Yes.").with_prosody(COMPLETE).verdict, Verdict::Finished);
+        let no_words = Judgement::unsure("the partial transcript failed");
+        assert_eq!(
+            no_words.clone().with_prosody(0.8).signal,
+            Signal::Prosody,
+            "the voice alone"
+        );
+        assert_eq!(no_words.with_prosody(0.2).verdict, Verdict::Unsure);
+    }
+
+    #[test]
+    fn a_vetoed_answer_waits_the_longest_pause_and_reports_the_probability() {
+        let mut t = turn();
+        t.judged(2000, 2300, words("We can try now.").with_prosody(0.02));
+        assert_eq!(t.step(Some(2000), 3200), Step::Listen, "past the acoustic 1.2 s");
+        assert_eq!(t.step(Some(2000), 5000), Step::Stop);
+        let r = t.report().unwrap();
+        assert_eq!(
+            (r.decided_by, r.probability),
+            (Signal::Prosody, Some(0.02))
+        );
+    }
+
+    /// A prosody model that is not there.
+    fn no_voice() -> Prosody<'static> {
+        Prosody::new(Loader::new(|| Err("smart-turn-v3.2-cpu.onnx is not installed".into())))
+    }
+
+    #[test]
+    fn without_the_prosody_model_the_words_decide_alone() {
+        let model: Arc<dyn Transcriber> = Arc::new(Says(Some("Ship it.")));
+        let words = Words::new(Loader::new(move || Ok(model)), Options::default());
+        let mut smart = Smart::new(words, no_voice());
+        smart.begin(&[0; 1600]);
+        let j = smart.judge();
+        assert_eq!(
+            (j.verdict, j.signal, j.probability),
+            (Verdict::Finished, Signal::Words, None)
+        );
     }
 
     #[test]
