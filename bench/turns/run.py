@@ -141,6 +141,7 @@ def main():
     ap.add_argument("--yazses", default=os.path.join(ROOT, "target/release/yazses"))
     ap.add_argument("--model", required=True)
     ap.add_argument("--pipecat", help="the smart_turn directory of the pipecat-ai 1.14.0 wheel")
+    ap.add_argument("--turn-config", default="", help="lines added under [turn], such as prosody_threshold = 0.1")
     args = ap.parse_args()
     index = json.load(open(os.path.join(args.set_dir, "index.json")))
     try:
@@ -151,7 +152,7 @@ def main():
     runtime = tempfile.mkdtemp()
     os.chmod(runtime, 0o700)
     with tempfile.NamedTemporaryFile("w", suffix=".toml", delete=False) as cfg:
-        cfg.write('[audio]\nfile_realtime = false\n')
+        cfg.write('[audio]\nfile_realtime = false\n[turn]\n' + args.turn_config.replace("\\n", "\n") + "\n")
     alone = SmartTurnAlone(args.pipecat) if args.pipecat and vad is not None else None
     stops = {"fixed": {}, "smart": {}, "webrtc": {}, "smart_turn": {}}
     checks, extra_cpu = [], []

@@ -289,7 +289,7 @@ impl AskHuman {
         }
         let endpoint = self.endpoint(timeout_s);
         let options = Options::spoken(self.config.transcribe.threads);
-        let mut signals = Smart::new(Words::new(model, options.clone()), Prosody::new(voice));
+        let mut signals = Smart::new(Words::new(model, options.clone()), Prosody::new(voice, self.config.turn.prosody_threshold));
         let utterance = session
             .capture_turn(
                 &*self.open,

@@ -555,6 +555,13 @@ impl Config {
                 "100 milliseconds to turn.max_end_silence_ms",
             );
         }
+        if !(0.0..=1.0).contains(&turn.prosody_threshold) {
+            return bad(
+                "turn.prosody_threshold",
+                turn.prosody_threshold.to_string(),
+                "a probability from 0 to 1",
+            );
+        }
         if self.audio.source == SourceKind::File && self.audio.file.as_os_str().is_empty() {
             return bad(
                 "audio.file",

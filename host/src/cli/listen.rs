@@ -120,9 +120,12 @@ pub(super) fn run(args: ListenArgs, config: &config::Config) -> anyhow::Result<(
             Loader::new(move || loaded.ok_or_else(|| "no model was loaded".to_owned())),
             options.clone(),
         ),
-        Prosody::new(Loader::new(move || {
-            voice.unwrap_or_else(|| Err("the fixed turn policy hears no voice".into()))
-        })),
+        Prosody::new(
+            Loader::new(move || {
+                voice.unwrap_or_else(|| Err("the fixed turn policy hears no voice".into()))
+            }),
+            turn.prosody_threshold,
+        ),
     );
     let utterance = session.capture_turn(
         &open,

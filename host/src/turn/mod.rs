@@ -63,7 +63,7 @@ pub enum TurnMode {
 }
 
 /// `[turn]`: the end-of-turn policy for `ask_human` and `yazses listen`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct TurnConfig {
     /// `fixed` (acoustics only) or `smart` (words, then acoustics).
@@ -74,6 +74,8 @@ pub struct TurnConfig {
     pub min_end_silence_ms: u64,
     /// The most silence an unfinished turn is waited through, in milliseconds.
     pub max_end_silence_ms: u64,
+    /// The prosody model's probability at and above which the voice counts as complete.
+    pub prosody_threshold: f32,
 }
 
 impl Default for TurnConfig {
@@ -83,6 +85,7 @@ impl Default for TurnConfig {
             check_after_ms: 300,
             min_end_silence_ms: 300,
             max_end_silence_ms: 3000,
+            prosody_threshold: COMPLETE,
         }
     }
 }
@@ -116,7 +119,7 @@ pub struct Judgement {
     pub probability: Option<f32>,
 }
 
-/// The probability at and above which the prosody model calls a turn complete (Pipecat's).
+/// The probability at and above which Pipecat calls a turn complete.
 pub const COMPLETE: f32 = 0.5;
 
 impl Judgement {
@@ -148,7 +151,7 @@ impl Judgement {
     }
 
     /// This words judgement weighed with the prosody model's `probability` that the
-    /// turn is complete:
+    /// turn is complete, the voice counting as complete at and above `threshold`:
     /// - words unfinished: unfinished, whatever the voice (a trailing "and" is not a
     ///   complete turn however it sounds);
     /// - words finished and the voice complete: finished;
@@ -157,8 +160,8 @@ impl Judgement {
     ///   waiting costs a finished answer the longer pause, cutting costs the user half
     ///   an answer;
     /// - no words: the voice alone when it says complete, else the acoustics.
-    pub fn with_prosody(self, probability: f32) -> Judgement {
-        let complete = probability >= COMPLETE;
+    pub fn with_prosody(self, probability: f32, threshold: f32) -> Judgement {
+        let complete = probability >= threshold;
         let (verdict, signal, why) = match (self.verdict, complete) {
             (Verdict::Unfinished, _) => (Verdict::Unfinished, Signal::Words, self.why),
             (Verdict::Finished, true) => (
@@ -323,14 +326,16 @@ impl Signals for Words<'_> {
 /// bad file) it gives nothing, and the words decide alone; the log says so once.
 pub struct Prosody<'a> {
     model: Loader<'a, prosody::Shared>,
+    threshold: f32,
     pending: Option<std::thread::JoinHandle<Result<f32, String>>>,
 }
 
 impl<'a> Prosody<'a> {
-    /// The signal over the model `model` loads.
-    pub fn new(model: Loader<'a, prosody::Shared>) -> Prosody<'a> {
+    /// The signal over the model `model` loads, complete at and above `threshold`.
+    pub fn new(model: Loader<'a, prosody::Shared>, threshold: f32) -> Prosody<'a> {
         Prosody {
             model,
+            threshold,
             pending: None,
         }
     }
@@ -399,7 +404,7 @@ impl Signals for Smart<'_> {
     fn judge(&mut self) -> Judgement {
         let words = self.words.judge();
         match self.prosody.probability() {
-            Some(p) => words.with_prosody(p),
+            Some(p) => words.with_prosody(p, self.prosody.threshold),
             None => words,
         }
     }
@@ -693,39 +698,39 @@ mod tests {
 
     #[test]
     fn the_voice_confirms_finished_words_and_vetoes_them_but_never_ends_unfinished_words() {
-        let both = words("Ship it on Friday.").with_prosody(0.93);
+        let both = words("Ship it on Friday.").with_prosody(0.93, COMPLETE);
         assert_eq!(
             (both.verdict, both.signal, both.probability),
             (Verdict::Finished, Signal::WordsAndProsody, Some(0.93))
         );
         // "We could try the", misheard as a whole sentence: the voice is mid-turn.
-        let veto = words("We can try now.").with_prosody(0.02);
+        let veto = words("We can try now.").with_prosody(0.02, COMPLETE);
         assert_eq!(
             (veto.verdict, veto.signal),
             (Verdict::Unfinished, Signal::Prosody)
         );
         assert!(veto.why.contains("mid-turn"), "{}", veto.why);
         assert_eq!(veto.said.unwrap().text, "We can try now.", "still reusable");
-        let trailing = words("I think we should").with_prosody(0.99);
+        let trailing = words("I think we should").with_prosody(0.99, COMPLETE);
         assert_eq!(
             (trailing.verdict, trailing.signal),
             (Verdict::Unfinished, Signal::Words)
         );
         // Exactly Pipecat's threshold is complete.
-        assert_eq!(words("Yes.").with_prosody(COMPLETE).verdict, Verdict::Finished);
+        assert_eq!(words("Yes.").with_prosody(COMPLETE, COMPLETE).verdict, Verdict::Finished);
         let no_words = Judgement::unsure("the partial transcript failed");
         assert_eq!(
-            no_words.clone().with_prosody(0.8).signal,
+            no_words.clone().with_prosody(0.8, COMPLETE).signal,
             Signal::Prosody,
             "the voice alone"
         );
-        assert_eq!(no_words.with_prosody(0.2).verdict, Verdict::Unsure);
+        assert_eq!(no_words.with_prosody(0.2, COMPLETE).verdict, Verdict::Unsure);
     }
 
     #[test]
     fn a_vetoed_answer_waits_the_longest_pause_and_reports_the_probability() {
         let mut t = turn();
-        t.judged(2000, 2300, words("We can try now.").with_prosody(0.02));
+        t.judged(2000, 2300, words("We can try now.").with_prosody(0.02, COMPLETE));
         assert_eq!(t.step(Some(2000), 3200), Step::Listen, "past the acoustic 1.2 s");
         assert_eq!(t.step(Some(2000), 5000), Step::Stop);
         let r = t.report().unwrap();
@@ -737,7 +742,10 @@ mod tests {
 
     /// A prosody model that is not there.
     fn no_voice() -> Prosody<'static> {
-        Prosody::new(Loader::new(|| Err("smart-turn-v3.2-cpu.onnx is not installed".into())))
+        Prosody::new(
+            Loader::new(|| Err("smart-turn-v3.2-cpu.onnx is not installed".into())),
+            COMPLETE,
+        )
     }
 
     #[test]
