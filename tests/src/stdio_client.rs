@@ -25,7 +25,18 @@ impl StdioClient {
     /// Starts `yazses --config CONFIG mcp-server` with `runtime_dir` as its
     /// `YAZSES_RUNTIME_DIR`, and completes the handshake as client `name`.
     pub fn start(config: &Path, runtime_dir: &Path, name: &str) -> StdioClient {
+        StdioClient::start_with(config, runtime_dir, name, &[])
+    }
+
+    /// Like [`StdioClient::start`], with `env` set for the server too.
+    pub fn start_with(
+        config: &Path,
+        runtime_dir: &Path,
+        name: &str,
+        env: &[(&str, &Path)],
+    ) -> StdioClient {
         let mut child = Command::new(crate::yazses_bin())
+            .envs(env.iter().copied())
             .args([
                 "--config",
                 config.to_str().expect("a UTF-8 path"),

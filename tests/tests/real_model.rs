@@ -502,10 +502,23 @@ fn the_same_file_gives_the_same_text_every_time_in_one_engine_and_across_process
     }
 }
 
-/// `yazses listen --json` over a fixture played as the microphone, under `[turn] mode`.
-fn listen_under(turn: &str, fixture: &str) -> serde_json::Value {
-    let config = scratch().join("turn-config.toml");
-    std::fs::write(&config, "").unwrap();
+/// Where the prosody model is for a test: the fetched one (`voice`), or nowhere, so that
+/// the words decide alone whatever the machine has installed.
+fn models_dir(voice: bool) -> PathBuf {
+    if voice {
+        env_path("YAZSES_TEST_SMART_TURN_DIR")
+    } else {
+        scratch().join("no-models-here")
+    }
+}
+
+/// `yazses listen --json` over a fixture played as the microphone, under `[turn] mode`,
+/// with the prosody model complete at `voice` or without it.
+fn listen_under(turn: &str, fixture: &str, voice: Option<f32>) -> serde_json::Value {
+    let name = format!("turn-{turn}-{fixture}-{voice:?}");
+    let config = scratch().join(format!("{name}.toml"));
+    let threshold = voice.map_or(String::new(), |t| format!("prosody_threshold = {t}\n"));
+    std::fs::write(&config, format!("[turn]\n{threshold}")).unwrap();
     let file = repo_root().join("fixtures/speech").join(fixture);
     let out = Command::new(yazses_bin())
         .arg("--config")
@@ -515,10 +528,8 @@ fn listen_under(turn: &str, fixture: &str) -> serde_json::Value {
         .arg(&file)
         .arg("--model")
         .arg(model_path())
-        .env(
-            "YAZSES_RUNTIME_DIR",
-            yazses_tests::runtime_dir(&format!("turn-{turn}-{fixture}")),
-        )
+        .env("YAZSES_MODEL_DIR", models_dir(voice.is_some()))
+        .env("YAZSES_RUNTIME_DIR", yazses_tests::runtime_dir(&name))
         .env_remove("YAZSES_LOG")
         .output()
         .unwrap();
@@ -530,8 +541,8 @@ fn listen_under(turn: &str, fixture: &str) -> serde_json::Value {
 #[test]
 fn the_smart_turn_waits_through_a_thinking_pause_the_fixed_one_cuts() {
     // "I think we should", 1.8 s of thinking, "wait until the tests pass."
-    let fixed = listen_under("fixed", "thinking.flac");
-    let smart = listen_under("smart", "thinking.flac");
+    let fixed = listen_under("fixed", "thinking.flac", None);
+    let smart = listen_under("smart", "thinking.flac", None);
     let text = |v: &serde_json::Value| v["text"].as_str().unwrap().to_lowercase();
     assert!(
         !text(&fixed).contains("wait"),
@@ -550,8 +561,8 @@ fn the_smart_turn_waits_through_a_thinking_pause_the_fixed_one_cuts() {
 
 #[test]
 fn the_smart_turn_stops_soon_after_a_finished_sentence() {
-    let fixed = listen_under("fixed", "finished.flac");
-    let smart = listen_under("smart", "finished.flac");
+    let fixed = listen_under("fixed", "finished.flac", None);
+    let smart = listen_under("smart", "finished.flac", None);
     assert_eq!(smart["text"], fixed["text"], "{smart} {fixed}");
     assert!(
         smart["text"].as_str().unwrap().contains("smaller model"),
@@ -565,6 +576,43 @@ fn the_smart_turn_stops_soon_after_a_finished_sentence() {
     assert_eq!(f - s, 900, "{smart} {fixed}");
     assert_eq!(smart["turn"]["decided_by"], "words", "{smart}");
     assert_eq!(smart["turn"]["at_ms"], smart["listen_ms"]);
+}
+
+#[test]
+fn the_voice_holds_the_turn_open_when_it_sounds_mid_turn_and_confirms_it_when_complete() {
+    // The espeak-ng voice of thinking.flac ends "... wait until the tests pass." at a
+    // probability of about 0.2 (fixtures/turn/smart_turn.txt): at Pipecat's 0.5 the
+    // voice sounds mid-turn, so the finished words wait the longest pause.
+    let held = listen_under("smart", "thinking.flac", Some(0.5));
+    let turn = &held["turn"];
+    assert_eq!(
+        (&turn["decided_by"], &turn["decision"], &turn["checks"]),
+        (&"prosody".into(), &"unfinished".into(), &2.into()),
+        "{held}"
+    );
+    let p = turn["probability"].as_f64().unwrap();
+    assert!((0.0..0.5).contains(&p), "{held}");
+    assert!(
+        held["text"].as_str().unwrap().to_lowercase().contains("pass"),
+        "{held}"
+    );
+    assert_eq!(
+        held["listen_ms"].as_u64().unwrap() - turn["at_ms"].as_u64().unwrap(),
+        3000 - 300,
+        "stopped at the longest pause: {held}"
+    );
+    // finished.flac's voice ends at about 0.08: complete for a threshold under that.
+    let fixed = listen_under("fixed", "finished.flac", None);
+    let confirmed = listen_under("smart", "finished.flac", Some(0.02));
+    assert_eq!(
+        confirmed["turn"]["decided_by"], "words_and_prosody",
+        "{confirmed}"
+    );
+    assert_eq!(
+        fixed["listen_ms"].as_u64().unwrap() - confirmed["listen_ms"].as_u64().unwrap(),
+        900,
+        "{confirmed} {fixed}"
+    );
 }
 
 #[test]
@@ -586,7 +634,12 @@ fn ask_human_under_the_smart_turn_hears_through_a_thinking_pause_over_real_mcp()
     )
     .unwrap();
     let runtime = yazses_tests::runtime_dir("turn-mcp");
-    let mut client = yazses_tests::stdio_client::StdioClient::start(&config, &runtime, "turn-test");
+    let mut client = yazses_tests::stdio_client::StdioClient::start_with(
+        &config,
+        &runtime,
+        "turn-test",
+        &[("YAZSES_MODEL_DIR", &models_dir(false))],
+    );
     client.call(
         1,
         "ask_human",
