@@ -21,7 +21,10 @@ fn cpu_ms() -> f64 {
 
 fn main() -> anyhow::Result<()> {
     let mut args = std::env::args().skip(1);
-    let file = PathBuf::from(args.next().unwrap_or_else(|| "fixtures/speech/answer.wav".into()));
+    let file = PathBuf::from(
+        args.next()
+            .unwrap_or_else(|| "fixtures/speech/answer.wav".into()),
+    );
     let runs: usize = args.next().map_or(Ok(20), |n| n.parse())?.max(1);
     let audio = read(&file, &Limits::default())?.samples;
     let mut model = SmartTurn::load(&Files::installed())?;

@@ -40,12 +40,9 @@ pub const MAX_QUESTION_CHARS: usize = 500;
 
 /// A loader whose load starts now, on a thread of its own, and is waited for at the
 /// first use.
-fn in_background<T: Send + 'static>(
+fn in_background<T: Clone + Send + 'static>(
     load: impl FnOnce() -> Result<T, String> + Send + 'static,
-) -> Loader<'static, T>
-where
-    T: Clone,
-{
+) -> Loader<'static, T> {
     let loading = std::thread::spawn(load);
     Loader::new(move || {
         loading
@@ -289,7 +286,10 @@ impl AskHuman {
         }
         let endpoint = self.endpoint(timeout_s);
         let options = Options::spoken(self.config.transcribe.threads);
-        let mut signals = Smart::new(Words::new(model, options.clone()), Prosody::new(voice, self.config.turn.prosody_threshold));
+        let mut signals = Smart::new(
+            Words::new(model, options.clone()),
+            Prosody::new(voice, self.config.turn.prosody_threshold),
+        );
         let utterance = session
             .capture_turn(
                 &*self.open,

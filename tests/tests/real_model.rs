@@ -593,7 +593,11 @@ fn the_voice_holds_the_turn_open_when_it_sounds_mid_turn_and_confirms_it_when_co
     let p = turn["probability"].as_f64().unwrap();
     assert!((0.0..0.5).contains(&p), "{held}");
     assert!(
-        held["text"].as_str().unwrap().to_lowercase().contains("pass"),
+        held["text"]
+            .as_str()
+            .unwrap()
+            .to_lowercase()
+            .contains("pass"),
         "{held}"
     );
     assert_eq!(

@@ -717,27 +717,38 @@ mod tests {
             (Verdict::Unfinished, Signal::Words)
         );
         // Exactly Pipecat's threshold is complete.
-        assert_eq!(words("Yes.").with_prosody(COMPLETE, COMPLETE).verdict, Verdict::Finished);
+        assert_eq!(
+            words("Yes.").with_prosody(COMPLETE, COMPLETE).verdict,
+            Verdict::Finished
+        );
         let no_words = Judgement::unsure("the partial transcript failed");
         assert_eq!(
             no_words.clone().with_prosody(0.8, COMPLETE).signal,
             Signal::Prosody,
             "the voice alone"
         );
-        assert_eq!(no_words.with_prosody(0.2, COMPLETE).verdict, Verdict::Unsure);
+        assert_eq!(
+            no_words.with_prosody(0.2, COMPLETE).verdict,
+            Verdict::Unsure
+        );
     }
 
     #[test]
     fn a_vetoed_answer_waits_the_longest_pause_and_reports_the_probability() {
         let mut t = turn();
-        t.judged(2000, 2300, words("We can try now.").with_prosody(0.02, COMPLETE));
-        assert_eq!(t.step(Some(2000), 3200), Step::Listen, "past the acoustic 1.2 s");
+        t.judged(
+            2000,
+            2300,
+            words("We can try now.").with_prosody(0.02, COMPLETE),
+        );
+        assert_eq!(
+            t.step(Some(2000), 3200),
+            Step::Listen,
+            "past the acoustic 1.2 s"
+        );
         assert_eq!(t.step(Some(2000), 5000), Step::Stop);
         let r = t.report().unwrap();
-        assert_eq!(
-            (r.decided_by, r.probability),
-            (Signal::Prosody, Some(0.02))
-        );
+        assert_eq!((r.decided_by, r.probability), (Signal::Prosody, Some(0.02)));
     }
 
     /// A prosody model that is not there.
