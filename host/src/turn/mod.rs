@@ -159,7 +159,8 @@ impl Judgement {
     ///   pause is misheard as a whole sentence ("We could try the" as "We can try now.");
     ///   waiting costs a finished answer the longer pause, cutting costs the user half
     ///   an answer;
-    /// - no words: the voice alone when it says complete, else the acoustics.
+    /// - no words: the acoustics. On the turn set, babble before an answer was heard as no
+    ///   words and a complete voice, and stopped the capture before the user spoke.
     pub fn with_prosody(self, probability: f32, threshold: f32) -> Judgement {
         let complete = probability >= threshold;
         let (verdict, signal, why) = match (self.verdict, complete) {
@@ -174,12 +175,9 @@ impl Judgement {
                 Signal::Prosody,
                 format!("{}, but the voice sounds mid-turn", self.why),
             ),
-            (Verdict::Unsure, true) => (
-                Verdict::Finished,
-                Signal::Prosody,
-                "the voice sounds complete".to_owned(),
-            ),
-            (Verdict::Unsure, false) => (Verdict::Unsure, Signal::Silence, self.why),
+            // Nothing was heard as words: other people talking (babble) sounds complete
+            // to the voice model too, so it does not end a turn alone.
+            (Verdict::Unsure, _) => (Verdict::Unsure, Signal::Silence, self.why),
         };
         Judgement {
             verdict,
@@ -721,15 +719,12 @@ mod tests {
             words("Yes.").with_prosody(COMPLETE, COMPLETE).verdict,
             Verdict::Finished
         );
+        // No words (babble, or a failed transcript): the voice does not end it alone.
         let no_words = Judgement::unsure("the partial transcript failed");
+        let j = no_words.with_prosody(0.93, COMPLETE);
         assert_eq!(
-            no_words.clone().with_prosody(0.8, COMPLETE).signal,
-            Signal::Prosody,
-            "the voice alone"
-        );
-        assert_eq!(
-            no_words.with_prosody(0.2, COMPLETE).verdict,
-            Verdict::Unsure
+            (j.verdict, j.signal, j.probability),
+            (Verdict::Unsure, Signal::Silence, Some(0.93))
         );
     }
 

@@ -176,11 +176,22 @@ impl SmartTurn {
 /// A loaded model, shared by the checks of one capture.
 pub type Shared = Arc<Mutex<SmartTurn>>;
 
-/// Loads the installed model for a capture, or says why not.
+/// The installed model, loaded at the first call and kept for the process's later
+/// captures (an MCP server's next question). A missing or bad file is looked at again
+/// next time, so files fetched while a server runs are picked up; a runtime library that
+/// was found but would not load is not tried again before the process restarts.
 pub fn load_installed() -> Result<Shared, String> {
-    SmartTurn::load(&Files::installed())
+    static LOADED: Mutex<Option<Shared>> = Mutex::new(None);
+    let mut loaded = LOADED
+        .lock()
+        .map_err(|_| "loading the Smart Turn model stopped unexpectedly".to_owned())?;
+    if let Some(model) = loaded.as_ref() {
+        return Ok(model.clone());
+    }
+    let model = SmartTurn::load(&Files::installed())
         .map(|m| Arc::new(Mutex::new(m)))
-        .map_err(|e| e.to_string())
+        .map_err(|e| e.to_string())?;
+    Ok(loaded.insert(model).clone())
 }
 
 /// The probability of `model` over `audio`, for a check's thread.
