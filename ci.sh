@@ -85,10 +85,15 @@ assets() {
     python3 -m venv "$CACHE/mcpvenv"
     "$CACHE/mcpvenv/bin/python" -m pip install --quiet "mcp==$MCP_SDK"
   fi
-  # Our own fetch, from PyPI: it keeps a verified file and downloads nothing when one is there.
+  export YAZSES_TEST_CT2_DIR="$CT2_DIR" YAZSES_TEST_JFK="$JFK" YAZSES_TEST_PYTHON="$CACHE/mcpvenv/bin/python"
+}
+
+# The Smart Turn model and its ONNX Runtime library, for the tests only (the quick start's
+# `model` does not need them): our own fetch, from PyPI, which keeps a verified file and
+# downloads nothing when one is there.
+smart_turn_assets() {
   YAZSES_MODEL_DIR="$SMART_TURN_DIR" cargo run --quiet --locked -p yazses -- model fetch smart-turn >/dev/null
-  export YAZSES_TEST_CT2_DIR="$CT2_DIR" YAZSES_TEST_JFK="$JFK" YAZSES_TEST_PYTHON="$CACHE/mcpvenv/bin/python" \
-    YAZSES_TEST_SMART_TURN_DIR="$SMART_TURN_DIR"
+  export YAZSES_TEST_SMART_TURN_DIR="$SMART_TURN_DIR"
 }
 
 case "${1:-test}" in
@@ -117,10 +122,12 @@ test)
     fi
   done
   assets
+  smart_turn_assets
   cargo test --workspace --locked --features yazses-tests/real-model
   ;;
 assets)
   assets
+  smart_turn_assets
   echo "YAZSES_TEST_CT2_DIR=$CT2_DIR"
   echo "YAZSES_TEST_JFK=$JFK"
   echo "YAZSES_TEST_SMART_TURN_DIR=$SMART_TURN_DIR"
