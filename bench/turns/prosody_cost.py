@@ -58,7 +58,8 @@ def main():
     fields = dict(kv.split("=") for kv in out.split())
     ours = float(fields["cpu_ms_median"])
     theirs, p = pipecat_ms(directory, path, runs)
-    print(f"yazses: {ours:.1f} ms CPU per check (probability {fields['probability']})")
+    print(f"yazses: {ours:.1f} ms CPU per check (probability {fields['probability']}); "
+          f"{fields['load_cpu_ms']} ms CPU to load, once per process")
     print(f"Pipecat: {theirs:.1f} ms CPU per check (probability {p:.4f})")
     print(f"yazses / Pipecat: {ours / theirs:.2f}")
 

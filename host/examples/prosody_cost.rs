@@ -6,7 +6,8 @@
 //!
 //!     cargo run --release -p yazses --example prosody_cost -- fixtures/speech/answer.wav 20
 //!
-//! Prints one line: `runs=N cpu_ms_median=M cpu_ms_min=M probability=P`.
+//! Prints one line: `runs=N cpu_ms_median=M cpu_ms_min=M probability=P load_cpu_ms=L`
+//! (L: checking the files, loading the runtime and the model, once per process).
 
 use std::path::PathBuf;
 
@@ -27,7 +28,9 @@ fn main() -> anyhow::Result<()> {
     );
     let runs: usize = args.next().map_or(Ok(20), |n| n.parse())?.max(1);
     let audio = read(&file, &Limits::default())?.samples;
+    let start = cpu_ms();
     let mut model = SmartTurn::load(&Files::installed())?;
+    let load = cpu_ms() - start;
     let mut p = model.probability(&audio)?;
     let mut costs = Vec::with_capacity(runs);
     for _ in 0..runs {
@@ -37,7 +40,7 @@ fn main() -> anyhow::Result<()> {
     }
     costs.sort_by(f64::total_cmp);
     println!(
-        "runs={runs} cpu_ms_median={:.1} cpu_ms_min={:.1} probability={p:.4}",
+        "runs={runs} cpu_ms_median={:.1} cpu_ms_min={:.1} probability={p:.4} load_cpu_ms={load:.0}",
         costs[runs / 2],
         costs[0]
     );
