@@ -20,33 +20,20 @@ import wave
 
 import numpy as np
 
+from pipecat_smart_turn import SmartTurn
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def pipecat_ms(directory, path, runs):
-    sys.path.insert(0, directory)
-    import onnxruntime as ort
-    from _whisper_features import compute_whisper_log_mel_features
-    so = ort.SessionOptions()
-    so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-    so.inter_op_num_threads = 1
-    so.intra_op_num_threads = 1
-    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    session = ort.InferenceSession(os.path.join(directory, "data/smart-turn-v3.2-cpu.onnx"), so)
+    model = SmartTurn(directory)
     with wave.open(path) as w:
         samples = np.frombuffer(w.readframes(w.getnframes()), dtype="<i2")
-    audio = samples[-128000:].astype(np.float32) / 32768.0
-    audio = np.pad(audio, (128000 - audio.size, 0))
-
-    def once():
-        f = compute_whisper_log_mel_features(audio, do_normalize=True)
-        return float(np.ravel(session.run(None, {"input_features": f[None].astype(np.float32)})[0])[0])
-
-    p = once()
+    p = model.probability(samples)
     costs = []
     for _ in range(runs):
         start = time.process_time()
-        p = once()
+        p = model.probability(samples)
         costs.append((time.process_time() - start) * 1000)
     return statistics.median(costs), p
 

@@ -81,30 +81,16 @@ class SmartTurnAlone:
     """Pipecat's Smart Turn policy over WebRTC VAD frames."""
 
     def __init__(self, directory):
-        import sys
-        sys.path.insert(0, directory)
         import numpy as np
-        import onnxruntime as ort
-        from _whisper_features import compute_whisper_log_mel_features
-        so = ort.SessionOptions()
-        so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-        so.inter_op_num_threads = 1
-        so.intra_op_num_threads = 1
-        so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        self.np, self.features = np, compute_whisper_log_mel_features
-        self.session = ort.InferenceSession(os.path.join(directory, "data/smart-turn-v3.2-cpu.onnx"), so)
+        from pipecat_smart_turn import SmartTurn
+        self.np, self.model = np, SmartTurn(directory)
         self.cpu_ms = []
 
     def complete(self, samples):
-        np = self.np
-        audio = samples[-128000:].astype(np.float32) / 32768.0
-        if audio.size < 128000:
-            audio = np.pad(audio, (128000 - audio.size, 0))
         start = time.process_time()
-        f = self.features(audio, do_normalize=True)
-        p = self.session.run(None, {"input_features": f[None].astype(np.float32)})[0]
+        p = self.model.probability(samples)
         self.cpu_ms.append((time.process_time() - start) * 1000)
-        return float(np.ravel(p)[0]) > 0.5
+        return p > 0.5
 
     def stop_ms(self, path, vad):
         with wave.open(path) as w:

@@ -20,6 +20,8 @@ import sys
 
 import numpy as np
 
+from pipecat_smart_turn import SmartTurn
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 RATE = 16000
 CHECK_MS = 300
@@ -52,29 +54,15 @@ def speech_ends(samples, quiet_ms=500):
 
 
 def main():
-    sys.path.insert(0, sys.argv[1])
-    import onnxruntime as ort
-    from _whisper_features import compute_whisper_log_mel_features
-
-    so = ort.SessionOptions()
-    so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-    so.inter_op_num_threads = 1
-    so.intra_op_num_threads = 1
-    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    session = ort.InferenceSession(os.path.join(sys.argv[1], "data/smart-turn-v3.2-cpu.onnx"), so)
+    model = SmartTurn(sys.argv[1])
 
     lines = []
     for name in ["hello.wav", "answer.wav", "finished.flac", "thinking.flac"]:
         samples = read(name)
         for end in speech_ends(samples):
             cut = min(len(samples), end + CHECK_MS * RATE // 1000)
-            window = 8 * RATE
-            audio = samples[:cut][-window:].astype(np.float32) / 32768.0
-            if audio.size < window:
-                audio = np.pad(audio, (window - audio.size, 0))
-            features = compute_whisper_log_mel_features(audio, do_normalize=True)
-            p = session.run(None, {"input_features": features[None, :, :].astype(np.float32)})[0]
-            lines.append(f"{name} {cut} {float(np.ravel(p)[0]):.4f}")
+            p = model.probability(samples[:cut])
+            lines.append(f"{name} {cut} {p:.4f}")
             print(lines[-1])
     with open(os.path.join(ROOT, "fixtures/turn/smart_turn.txt"), "w") as f:
         f.write("\n".join(lines) + "\n")
