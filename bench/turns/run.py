@@ -11,9 +11,11 @@ Policies, each over every file of the set, on the recording's own clock:
 - smart_turn: Smart Turn v3.2 alone with Pipecat's policy: at 0.2 s of non-speech run the
   model on the turn so far (from 0.5 s before its speech began), stop when it says
   complete (> 0.5), else keep listening, and stop at 3 s of non-speech whatever it said.
-  Pipecat's VAD is Silero; WebRTC VAD (as above) stands in for it here. Pipecat's own code
-  runs the model (`--pipecat DIR`, the wheel's smart_turn directory; needs numpy and
-  onnxruntime), and the CPU time of each run is reported.
+  Its VAD is Silero v6 at Pipecat's confidence 0.7 (`--silero FILE`, the
+  silero_vad_v6.onnx faster-whisper 1.2 ships; Pipecat's volume gate is not applied), or
+  WebRTC VAD as above without it. Pipecat's own code runs the model (`--pipecat DIR`, the
+  wheel's smart_turn directory; needs numpy and onnxruntime), and the CPU time of each
+  run is reported.
 
 Reported per condition: for finished and short answers, the median and p90 of stop time
 minus the true end of speech, and how many stopped before the end; for mid-clause and
@@ -92,28 +94,68 @@ class SmartTurnAlone:
         self.cpu_ms.append((time.process_time() - start) * 1000)
         return p > 0.5
 
-    def stop_ms(self, path, vad):
+    def stop_ms(self, path, speech_frames):
+        """Pipecat's policy over `speech_frames`: (frame samples, [bool per frame])."""
         with wave.open(path) as w:
             n = w.getnframes()
-            pcm = w.readframes(n)
-        samples = self.np.frombuffer(pcm, dtype="<i2")
-        frame = 480
-        start, silent, asked = None, 0, False
-        for i in range(0, n - frame + 1, frame):
-            if vad.is_speech(pcm[2 * i:2 * (i + frame)], 16000):
-                if start is None:
-                    start = max(0, i - 8000)
-                silent, asked = 0, False
-            elif start is not None:
-                silent += 30
-                end = i + frame
-                if silent >= 200 and not asked:
-                    asked = True
-                    if self.complete(samples[start:end]):
-                        return end * 1000 // 16000
-                if silent >= 3000:
+            samples = self.np.frombuffer(w.readframes(n), dtype="<i2")
+        frame, speech = speech_frames
+        ms = frame * 1000 // 16000
+        start_frames = -(-200 // ms)  # 0.2 s of speech starts a turn (Pipecat's start_secs)
+        run, start, silent, asked = 0, None, 0, False
+        for k, is_speech in enumerate(speech):
+            end = (k + 1) * frame
+            if is_speech:
+                run += 1
+                if run >= start_frames:
+                    if start is None:
+                        start = max(0, end - run * frame - 8000)  # 0.5 s before
+                    silent, asked = 0, False
+                continue
+            run = 0
+            if start is None:
+                continue
+            silent += ms
+            if silent >= 200 and not asked:
+                asked = True
+                if self.complete(samples[start:end]):
                     return end * 1000 // 16000
+            if silent >= 3000:
+                return end * 1000 // 16000
         return n * 1000 // 16000 + 3000
+
+
+def webrtc_frames(path, vad):
+    """WebRTC VAD's verdict on each 30 ms frame."""
+    with wave.open(path) as w:
+        n = w.getnframes()
+        pcm = w.readframes(n)
+    return 480, [vad.is_speech(pcm[2 * i:2 * (i + 480)], 16000) for i in range(0, n - 479, 480)]
+
+
+class Silero:
+    """Silero VAD v6 (the model faster-whisper ships), as Pipecat's default VAD uses it:
+    512-sample frames with 64 samples of context, speech at a confidence of 0.7."""
+
+    def __init__(self, path):
+        import numpy as np
+        import onnxruntime as ort
+        so = ort.SessionOptions()
+        so.inter_op_num_threads = 1
+        so.intra_op_num_threads = 1
+        self.np, self.session = np, ort.InferenceSession(path, so)
+
+    def frames(self, path):
+        np = self.np
+        with wave.open(path) as w:
+            x = np.frombuffer(w.readframes(w.getnframes()), dtype="<i2").astype(np.float32) / 32768.0
+        x = x[: len(x) // 512 * 512].reshape(-1, 512)
+        context = np.roll(x[:, -64:].copy(), 1, 0)
+        context[0] = 0
+        h = np.zeros((1, 1, 128), dtype=np.float32)
+        c = np.zeros((1, 1, 128), dtype=np.float32)
+        out, _, _ = self.session.run(None, {"input": np.concatenate([context, x], 1), "h": h, "c": c})
+        return 512, [float(p) >= 0.7 for p in np.ravel(out)]
 
 
 def pct(values, q):
@@ -128,6 +170,8 @@ def main():
     ap.add_argument("--model", required=True)
     ap.add_argument("--pipecat", help="the smart_turn directory of the pipecat-ai 1.14.0 wheel")
     ap.add_argument("--turn-config", default="", help="lines added under [turn], such as prosody_threshold = 0.1")
+    ap.add_argument("--silero", help="silero_vad_v6.onnx (in the faster-whisper wheel's assets): "
+                    "the VAD under Smart Turn alone, as in Pipecat; WebRTC VAD without it")
     ap.add_argument("--only-python", action="store_true", help="only the webrtc and smart_turn rows (no yazses runs)")
     args = ap.parse_args()
     index = json.load(open(os.path.join(args.set_dir, "index.json")))
@@ -142,6 +186,7 @@ def main():
     with tempfile.NamedTemporaryFile("w", suffix=".toml", delete=False) as cfg:
         cfg.write('[audio]\nfile_realtime = false\n[turn]\n' + args.turn_config.replace("\\n", "\n") + "\n")
     alone = SmartTurnAlone(args.pipecat) if args.pipecat and vad is not None else None
+    silero = Silero(args.silero) if args.silero else None
     stops = {"fixed": {}, "smart": {}, "webrtc": {}, "smart_turn": {}}
     checks, extra_cpu = [], []
     for item in index:
@@ -160,7 +205,8 @@ def main():
         if vad is not None:
             stops["webrtc"][item["name"]] = webrtc_stop_ms(path, vad())
         if alone is not None:
-            stops["smart_turn"][item["name"]] = alone.stop_ms(path, vad())
+            frames = silero.frames(path) if silero else webrtc_frames(path, vad())
+            stops["smart_turn"][item["name"]] = alone.stop_ms(path, frames)
         print(f"{item['name']}: end {item['end_ms']} fixed {fixed['listen_ms']} {fixed['text']!r} "
               f"smart {smart['listen_ms']} ({turn.get('decision')} by {turn.get('decided_by')}, "
               f"p={turn.get('probability')}, {turn.get('why')}) {smart['text']!r} "
