@@ -1,0 +1,311 @@
+//! The signals a smart turn reads at each check, each started on a thread of its own at
+//! [`PREFETCH_MS`] of silence and waited for at the check: the words ([`Words`]), the
+//! voice ([`Prosody`]), both together ([`Smart`]), or none ([`NoSignals`]).
+
+use std::sync::Arc;
+
+use super::{CHECK_PAD_SAMPLES, Judgement, Signals, mel, prosody};
+use crate::transcribe::{Options, Said, Transcriber};
+
+/// A transcriber, or why none could be loaded.
+pub type Loaded = Result<Arc<dyn Transcriber>, String>;
+
+/// Something loaded at its first use and kept (a transcriber, the prosody model); a
+/// failed load is kept too.
+pub struct Loader<'a, T = Arc<dyn Transcriber>> {
+    load: Option<Box<dyn FnOnce() -> Result<T, String> + 'a>>,
+    got: Option<Result<T, String>>,
+}
+
+impl<'a, T: Clone> Loader<'a, T> {
+    /// A loader that calls `load` once, when first asked.
+    pub fn new(load: impl FnOnce() -> Result<T, String> + 'a) -> Loader<'a, T> {
+        Loader {
+            load: Some(Box::new(load)),
+            got: None,
+        }
+    }
+
+    /// What was loaded, loading it now if this is the first ask.
+    pub fn get(&mut self) -> Result<T, String> {
+        match (&self.got, self.load.take()) {
+            (Some(got), _) => got.clone(),
+            (None, Some(load)) => self.got.insert(load()).clone(),
+            (None, None) => Err("the loader was used up".into()),
+        }
+    }
+}
+
+/// The words signal: each pause's partial transcript, started at [`PREFETCH_MS`] of
+/// silence on a thread of its own so that most of it is done by the check.
+///
+/// Checks decode greedily whatever the caller's beam: they are on the path to the answer,
+/// and a beam over a short clip cut to fit whisper's window tends to repeat itself ("Use
+/// the smaller model. Use the smaller model."). Their transcript is reused as the answer
+/// only when the caller decodes greedily too.
+pub struct Words<'a> {
+    model: Loader<'a>,
+    options: Options,
+    reuse: bool,
+    pending: Option<std::thread::JoinHandle<Result<Said, String>>>,
+}
+
+impl<'a> Words<'a> {
+    /// The signal over the transcriber `model` loads, transcribing with `options`.
+    pub fn new(model: Loader<'a>, options: Options) -> Words<'a> {
+        Words {
+            model,
+            reuse: options.beam_size <= 1,
+            options: Options {
+                beam_size: 1,
+                ..options
+            },
+            pending: None,
+        }
+    }
+
+    /// The transcriber, for the whole answer after the capture.
+    pub fn transcriber(&mut self) -> Loaded {
+        self.model.get()
+    }
+}
+
+impl Signals for Words<'_> {
+    fn begin(&mut self, kept: &[i16]) {
+        // A read for an earlier pause is waited out: two at once would halve each.
+        if let Some(old) = self.pending.take() {
+            let _ = old.join();
+        }
+        let model = self.model.get();
+        let mut kept = kept.to_vec();
+        kept.resize(kept.len() + CHECK_PAD_SAMPLES, 0);
+        let options = self.options.clone();
+        self.pending = Some(std::thread::spawn(move || {
+            model?.said(kept, &options).map_err(|e| e.to_string())
+        }));
+    }
+
+    fn judge(&mut self) -> Judgement {
+        let result = match self.pending.take().map(std::thread::JoinHandle::join) {
+            Some(Ok(result)) => result,
+            Some(Err(_)) => Err("the partial transcription stopped unexpectedly".into()),
+            None => Err("no partial transcription was begun".into()),
+        };
+        match result {
+            Ok(said) => {
+                let mut judgement = Judgement::of_words(said);
+                if !self.reuse {
+                    judgement.said = None;
+                }
+                judgement
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "the partial transcript for the end-of-turn check failed");
+                Judgement::unsure("the partial transcript failed")
+            }
+        }
+    }
+}
+
+/// The prosody signal: the Smart Turn model's probability that the turn is complete,
+/// over the audio so far, on a thread of its own. Without the model (not fetched, or a
+/// bad file) it gives nothing, and the words decide alone; the log says so once.
+pub struct Prosody<'a> {
+    model: Loader<'a, prosody::Shared>,
+    threshold: f32,
+    pending: Option<std::thread::JoinHandle<Result<f32, String>>>,
+}
+
+impl<'a> Prosody<'a> {
+    /// The signal over the model `model` loads, complete at and above `threshold`.
+    pub fn new(model: Loader<'a, prosody::Shared>, threshold: f32) -> Prosody<'a> {
+        Prosody {
+            model,
+            threshold,
+            pending: None,
+        }
+    }
+
+    /// Starts reading `kept`; see [`Signals::begin`].
+    pub fn begin(&mut self, kept: &[i16]) {
+        if let Some(old) = self.pending.take() {
+            let _ = old.join();
+        }
+        let model = match self.model.get() {
+            Ok(model) => model,
+            Err(e) => {
+                announce_without_prosody(&e);
+                return;
+            }
+        };
+        announce_with_prosody();
+        let audio = kept[kept.len().saturating_sub(mel::WINDOW_SAMPLES)..].to_vec();
+        self.pending = Some(std::thread::spawn(move || {
+            prosody::probability_of(&model, &audio)
+        }));
+    }
+
+    /// The probability over what [`Prosody::begin`] was last given, if the model ran.
+    pub fn probability(&mut self) -> Option<f32> {
+        match self.pending.take()?.join() {
+            Ok(Ok(p)) => Some(p),
+            Ok(Err(e)) => {
+                tracing::warn!(error = %e, "the prosody model failed at an end-of-turn check");
+                None
+            }
+            Err(_) => {
+                tracing::warn!("the prosody model stopped unexpectedly at an end-of-turn check");
+                None
+            }
+        }
+    }
+}
+
+/// What `[turn] mode = "smart"` reads at each check: the words, and the voice when its
+/// model loads ([`Judgement::with_prosody`] weighs the two).
+pub struct Smart<'a> {
+    words: Words<'a>,
+    prosody: Prosody<'a>,
+}
+
+impl<'a> Smart<'a> {
+    /// The two signals.
+    pub fn new(words: Words<'a>, prosody: Prosody<'a>) -> Smart<'a> {
+        Smart { words, prosody }
+    }
+
+    /// The transcriber, for the whole answer after the capture.
+    pub fn transcriber(&mut self) -> Loaded {
+        self.words.transcriber()
+    }
+}
+
+impl Signals for Smart<'_> {
+    fn begin(&mut self, kept: &[i16]) {
+        // The model first: it is the shorter of the two, and both run at once.
+        self.prosody.begin(kept);
+        self.words.begin(kept);
+    }
+
+    fn judge(&mut self) -> Judgement {
+        let words = self.words.judge();
+        match self.prosody.probability() {
+            Some(p) => words.with_prosody(p, self.prosody.threshold),
+            None => words,
+        }
+    }
+}
+
+/// No signal at all: every check is unsure, and the acoustic end silence decides.
+pub struct NoSignals;
+
+impl Signals for NoSignals {
+    fn begin(&mut self, _: &[i16]) {}
+
+    fn judge(&mut self) -> Judgement {
+        Judgement::unsure("no end-of-turn signal")
+    }
+}
+
+/// Says once per process that `smart` hears the voice too.
+fn announce_with_prosody() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        tracing::info!(
+            "[turn] mode = smart decides from the words so far, the voice (Smart Turn v3.2) and the acoustics"
+        );
+    });
+}
+
+/// Says once per process that `smart` runs without the prosody model, and why.
+fn announce_without_prosody(why: &str) {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        tracing::warn!(
+            "[turn] mode = smart decides from the words so far and the acoustics alone: {why}"
+        );
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::turn::{COMPLETE, Signal, Verdict};
+
+    /// A transcriber that fails, or says `text`.
+    struct Says(Option<&'static str>);
+
+    impl Transcriber for Says {
+        fn said(
+            &self,
+            samples: Vec<i16>,
+            options: &Options,
+        ) -> Result<Said, crate::transcribe::TranscribeError> {
+            assert_eq!(options.beam_size, 1, "checks decode greedily");
+            assert_eq!(
+                samples.len(),
+                1600 + CHECK_PAD_SAMPLES,
+                "a second of silence after"
+            );
+            match self.0 {
+                Some(text) => Ok(Said {
+                    text: text.into(),
+                    heard: true,
+                }),
+                None => Err(crate::transcribe::TranscribeError::Whisper(
+                    "out of memory".into(),
+                )),
+            }
+        }
+    }
+
+    fn words_over(says: Says, beam_size: usize) -> Judgement {
+        let model: Arc<dyn Transcriber> = Arc::new(says);
+        let options = Options {
+            beam_size,
+            ..Options::default()
+        };
+        let mut words = Words::new(Loader::new(move || Ok(model)), options);
+        words.begin(&[0; 1600]);
+        words.judge()
+    }
+
+    #[test]
+    fn the_words_signal_reads_a_greedy_padded_transcript_and_a_failure_is_unsure() {
+        let j = words_over(Says(Some("Ship it.")), 1);
+        assert_eq!((j.verdict, j.signal), (Verdict::Finished, Signal::Words));
+        assert_eq!(j.said.unwrap().text, "Ship it.");
+        // A caller with a beam transcribes the answer its own way: nothing to reuse.
+        assert!(words_over(Says(Some("Ship it.")), 5).said.is_none());
+        let j = words_over(Says(None), 1);
+        assert_eq!((j.verdict, j.signal), (Verdict::Unsure, Signal::Silence));
+        let mut never = Words::new(
+            Loader::new(|| Err("ggml-tiny.en.bin: no such file".into())),
+            Options::default(),
+        );
+        never.begin(&[0; 160]);
+        assert_eq!(never.judge().verdict, Verdict::Unsure);
+        assert!(matches!(never.transcriber(), Err(e) if e.contains("no such file")));
+    }
+
+    /// A prosody model that is not there.
+    fn no_voice() -> Prosody<'static> {
+        Prosody::new(
+            Loader::new(|| Err("smart-turn-v3.2-cpu.onnx is not installed".into())),
+            COMPLETE,
+        )
+    }
+
+    #[test]
+    fn without_the_prosody_model_the_words_decide_alone() {
+        let model: Arc<dyn Transcriber> = Arc::new(Says(Some("Ship it.")));
+        let words = Words::new(Loader::new(move || Ok(model)), Options::default());
+        let mut smart = Smart::new(words, no_voice());
+        smart.begin(&[0; 1600]);
+        let j = smart.judge();
+        assert_eq!(
+            (j.verdict, j.signal, j.probability),
+            (Verdict::Finished, Signal::Words, None)
+        );
+    }
+}
