@@ -1,5 +1,5 @@
 //! The signals a smart turn reads at each check, each started on a thread of its own at
-//! [`PREFETCH_MS`] of silence and waited for at the check: the words ([`Words`]), the
+//! [`PREFETCH_MS`](super::PREFETCH_MS) of silence and waited for at the check: the words ([`Words`]), the
 //! voice ([`Prosody`]), both together ([`Smart`]), or none ([`NoSignals`]).
 
 use std::sync::Arc;
@@ -36,7 +36,7 @@ impl<'a, T: Clone> Loader<'a, T> {
     }
 }
 
-/// The words signal: each pause's partial transcript, started at [`PREFETCH_MS`] of
+/// The words signal: each pause's partial transcript, started at [`PREFETCH_MS`](super::PREFETCH_MS) of
 /// silence on a thread of its own so that most of it is done by the check.
 ///
 /// Checks decode greedily whatever the caller's beam: they are on the path to the answer,
