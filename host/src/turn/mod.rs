@@ -203,9 +203,10 @@ pub struct TurnReport {
     /// Which signal gave it: the partial transcript (`words`), the voice (`prosody`),
     /// both agreeing (`words_and_prosody`), or none could tell (`silence`).
     pub decided_by: Signal,
-    /// The prosody model's probability that the turn was complete, when it ran.
+    /// The prosody model's probability that the turn was complete, when it ran (to four
+    /// decimals).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub probability: Option<f32>,
+    pub probability: Option<f64>,
     /// Why, in a few words.
     pub why: String,
     /// When the check was made, in milliseconds of audio from the start of listening.
@@ -316,7 +317,9 @@ impl Turn {
         self.report = Some(TurnReport {
             decision: judgement.verdict,
             decided_by: judgement.signal,
-            probability: judgement.probability,
+            probability: judgement
+                .probability
+                .map(|p| (f64::from(p) * 1e4).round() / 1e4),
             why: judgement.why,
             at_ms: now_ms,
             silence_ms: now_ms.saturating_sub(speech_end_ms),
