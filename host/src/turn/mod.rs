@@ -206,6 +206,7 @@ pub struct TurnReport {
     /// The prosody model's probability that the turn was complete, when it ran (to four
     /// decimals).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "f64")]
     pub probability: Option<f64>,
     /// Why, in a few words.
     pub why: String,
