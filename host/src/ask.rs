@@ -33,7 +33,8 @@ use crate::coord::{CoordError, Coordinator, Holder, Purpose, Waiting, unix_ms};
 use crate::session::{Session, Want};
 use crate::source::{FrameSource, SourceError};
 use crate::transcribe::{Options, Transcriber};
-use crate::turn::{Loader, Prosody, Smart, TurnMode, Words, prosody};
+use crate::turn::signals::{Loader, Prosody, Smart, Words};
+use crate::turn::{TurnMode, prosody};
 
 /// The longest question accepted, in characters.
 pub const MAX_QUESTION_CHARS: usize = 500;

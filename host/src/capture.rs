@@ -22,7 +22,8 @@ use yazses_core::vad::VadConfig;
 
 use crate::source::{FrameSource, LinkStats, SourceError};
 use crate::transcribe::Said;
-use crate::turn::{NoSignals, Signals, Step, Turn, TurnReport};
+use crate::turn::signals::NoSignals;
+use crate::turn::{Signals, Step, Turn, TurnReport};
 
 /// Why a capture failed.
 #[derive(Debug, thiserror::Error)]

@@ -16,7 +16,7 @@ use crate::coord::{Coordinator, Purpose};
 use crate::model;
 use crate::session::{Session, Want};
 use crate::transcribe::{Engine, Options, Transcriber};
-use crate::turn::{Loader, Prosody, Smart, Words};
+use crate::turn::signals::{Loader, Prosody, Smart, Words};
 
 /// `yazses listen`.
 #[derive(Debug, Args)]

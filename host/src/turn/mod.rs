@@ -17,7 +17,8 @@
 //! - **unfinished**: keep listening up to `max_end_silence_ms`;
 //! - **unsure**: the acoustic policy's own end silence.
 //!
-//! Speech after a check starts a new pause and a new check. The signals ([`Smart`]):
+//! Speech after a check starts a new pause and a new check. The signals
+//! ([`signals::Smart`]):
 //! [`words`] (the partial transcript, whose text is reused as the answer when nothing was
 //! said after it) and [`prosody`] (the Smart Turn model, DESIGN.md §9), weighed by
 //! [`Judgement::with_prosody`]. Without the model's files `mode = "smart"` runs on the
@@ -34,7 +35,6 @@ use yazses_core::time::Duration;
 
 use crate::transcribe::Said;
 
-pub use signals::{Loaded, Loader, NoSignals, Prosody, Smart, Words};
 pub use words::Verdict;
 
 /// Silence after speech at which the signals start reading, in milliseconds: early
