@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
-use super::fetch::{FetchError, download_verified, part_path, sha256_file};
+use super::fetch::{FetchError, download_verified, hex, part_path, sha256_file};
 
 /// One file inside a published archive.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -260,11 +260,7 @@ fn extract(packed: &Packed, archive: &Path, dest: &Path) -> Result<(), FetchErro
         })
     });
     drop(out);
-    let found: String = hasher
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    let found = hex(&hasher.finalize());
     let result = result.and_then(|()| {
         if written == packed.bytes && found == packed.sha256 {
             Ok(())
