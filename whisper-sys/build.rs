@@ -1,0 +1,277 @@
+//! Builds whisper.cpp 1.8.5 as static libraries for the CPU and generates its bindings.
+//!
+//! Why not the registry's whisper-rs-sys: 0.15.0, the newest, bundles whisper.cpp 1.8.3, whose
+//! encoder is 1.5-1.8x slower on two threads than 1.8.5's (docs/benchmarks.md,
+//! `bench/transcribe/whisper_versions/compare.sh`).
+//!
+//! Where the sources come from, first match wins:
+//! - `YAZSES_WHISPER_CPP_SRC` naming a directory: an unpacked whisper.cpp tree, used as it is
+//!   (a version other than 1.8.5 builds with a warning);
+//! - `YAZSES_WHISPER_CPP_SRC` naming a file: pywhispercpp 1.5.1's source archive, checked by size
+//!   and SHA-256 like a download (for machines without network access);
+//! - otherwise that archive is downloaded from PyPI into `OUT_DIR`, once per build directory.
+//!   It carries whisper.cpp 1.8.5 (ggml 0.13.1) as pywhispercpp builds its wheels from it.
+//!
+//! `GGML_*`, `WHISPER_*` and `CMAKE_*` variables in the environment reach whisper.cpp's CMake as
+//! definitions: `./ci.sh release` builds the portable binaries with `GGML_NATIVE=OFF` this way.
+
+use std::env;
+use std::fs::{self, File};
+use std::io::{self, Read, Write};
+use std::path::{Component, Path, PathBuf};
+use std::process::ExitCode;
+
+use sha2::{Digest, Sha256};
+
+const SOURCE_ENV: &str = "YAZSES_WHISPER_CPP_SRC";
+const WANTED_VERSION: &str = "1.8.5";
+const ARCHIVE_NAME: &str = "pywhispercpp-1.5.1.tar.gz";
+const ARCHIVE_URL: &str = "https://files.pythonhosted.org/packages/9f/35/610787a277e177e6b7983277a35a2969c0876b46c0d889bc6a0c4b4ac4a7/pywhispercpp-1.5.1.tar.gz";
+const ARCHIVE_BYTES: u64 = 9_756_087;
+const ARCHIVE_SHA256: &str = "5df897e5dd9d9f16804fc937bd85b9f5880a0b29a55f8843585e0e03d76195e5";
+/// The whisper.cpp tree inside the archive.
+const ARCHIVE_ROOT: &str = "pywhispercpp-1.5.1/whisper.cpp";
+/// Parts of the tree the library build never reads; skipping them halves what is unpacked.
+const NOT_NEEDED: &[&str] = &["examples", "models", "samples", "tests", "media"];
+/// Written last when unpacking, so an interrupted unpack is redone rather than built.
+const UNPACKED_MARK: &str = ".yazses-unpacked";
+
+/// The switches `./ci.sh release` sets; a change to any of them must rebuild whisper.cpp.
+const WATCHED_FLAGS: &[&str] = &[
+    "GGML_NATIVE",
+    "GGML_SSE42",
+    "GGML_AVX",
+    "GGML_AVX2",
+    "GGML_AVX512",
+    "GGML_AVX_VNNI",
+    "GGML_AMX_TILE",
+    "GGML_AMX_INT8",
+    "GGML_AMX_BF16",
+    "GGML_BMI2",
+    "GGML_FMA",
+    "GGML_F16C",
+];
+
+fn main() -> ExitCode {
+    match build() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("error: building whisper.cpp {WANTED_VERSION} for yazses: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn build() -> Result<(), String> {
+    println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-changed=wrapper.h");
+    println!("cargo:rerun-if-env-changed={SOURCE_ENV}");
+    let out = PathBuf::from(env::var_os("OUT_DIR").ok_or("cargo did not set OUT_DIR")?);
+    let tree = sources(&out)?;
+    let version = version_of(&tree)?;
+    if version != WANTED_VERSION {
+        println!(
+            "cargo:warning=whisper.cpp {version} from {SOURCE_ENV}; yazses is measured and tested with {WANTED_VERSION}"
+        );
+    }
+    bindings(&tree, &out)?;
+    compile(&tree);
+    // whisper-rs' build script reads this as DEP_WHISPER_WHISPER_CPP_VERSION.
+    println!("cargo:WHISPER_CPP_VERSION={version}");
+    Ok(())
+}
+
+/// The whisper.cpp tree to build, unpacked into `out` unless the environment names a tree.
+fn sources(out: &Path) -> Result<PathBuf, String> {
+    let archive = match env::var_os(SOURCE_ENV).map(PathBuf::from) {
+        Some(tree) if tree.is_dir() => return Ok(tree),
+        Some(archive) => {
+            check(&archive).map_err(|why| format!("{SOURCE_ENV}={}: {why}", archive.display()))?;
+            archive
+        }
+        None => {
+            let archive = out.join(ARCHIVE_NAME);
+            if check(&archive).is_err() {
+                download(&archive).map_err(|why| {
+                    format!(
+                        "could not download {ARCHIVE_URL}: {why}\n\
+                         Without network access, download that file elsewhere (SHA-256 \
+                         {ARCHIVE_SHA256}) and set {SOURCE_ENV} to its path, or to an unpacked \
+                         whisper.cpp {WANTED_VERSION} directory."
+                    )
+                })?;
+            }
+            archive
+        }
+    };
+    let tree = out.join("whisper.cpp");
+    let unpacked = fs::read_to_string(tree.join(UNPACKED_MARK)).unwrap_or_default();
+    if unpacked != unpack_stamp() {
+        unpack(&archive, &tree).map_err(|e| format!("unpacking {}: {e}", archive.display()))?;
+    }
+    Ok(tree)
+}
+
+/// Is `archive` the published pywhispercpp 1.5.1 source archive?
+fn check(archive: &Path) -> Result<(), String> {
+    let mut file = File::open(archive).map_err(|e| e.to_string())?;
+    let mut hasher = Sha256::new();
+    let bytes = io::copy(&mut file, &mut hasher).map_err(|e| e.to_string())?;
+    if bytes != ARCHIVE_BYTES {
+        return Err(format!(
+            "{bytes} bytes, not the {ARCHIVE_BYTES} of {ARCHIVE_NAME}"
+        ));
+    }
+    let digest = hex(&hasher.finalize());
+    if digest != ARCHIVE_SHA256 {
+        return Err(format!(
+            "SHA-256 {digest}, not {ARCHIVE_NAME}'s {ARCHIVE_SHA256}"
+        ));
+    }
+    Ok(())
+}
+
+/// Downloads the archive beside `archive` and renames it into place once it checks out.
+fn download(archive: &Path) -> Result<(), String> {
+    let partial = archive.with_extension("part");
+    let response = ureq::get(ARCHIVE_URL).call().map_err(|e| e.to_string())?;
+    let mut body = response.into_reader().take(ARCHIVE_BYTES + 1);
+    let mut file = File::create(&partial).map_err(|e| e.to_string())?;
+    io::copy(&mut body, &mut file).map_err(|e| e.to_string())?;
+    file.flush().map_err(|e| e.to_string())?;
+    drop(file);
+    if let Err(why) = check(&partial) {
+        let _ = fs::remove_file(&partial);
+        return Err(format!("the download is not the published file: {why}"));
+    }
+    fs::rename(&partial, archive).map_err(|e| e.to_string())
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Unpacks the whisper.cpp part of the archive into `tree`, without the parts it never builds.
+fn unpack(archive: &Path, tree: &Path) -> io::Result<()> {
+    if tree.exists() {
+        fs::remove_dir_all(tree)?;
+    }
+    let gz = flate2::read::GzDecoder::new(File::open(archive)?);
+    let mut entries = tar::Archive::new(gz);
+    for entry in entries.entries()? {
+        let mut entry = entry?;
+        let path = entry.path()?.into_owned();
+        let Ok(inside) = path.strip_prefix(ARCHIVE_ROOT) else {
+            continue;
+        };
+        let mut parts = inside.components();
+        let wanted = match parts.next() {
+            None => false,
+            Some(Component::Normal(top)) => !NOT_NEEDED.iter().any(|n| top == *n),
+            Some(_) => false,
+        };
+        // The archive is checked by SHA-256 first, but a path that climbs out is never written.
+        let stays_inside = inside
+            .components()
+            .all(|c| matches!(c, Component::Normal(_)));
+        if !wanted || !stays_inside {
+            continue;
+        }
+        let target = tree.join(inside);
+        if let Some(parent) = target.parent() {
+            fs::create_dir_all(parent)?;
+        }
+        entry.unpack(&target)?;
+    }
+    fs::write(tree.join(UNPACKED_MARK), unpack_stamp())
+}
+
+/// What an unpacked tree was made from, so a change to the archive or the filter unpacks again.
+fn unpack_stamp() -> String {
+    format!("{ARCHIVE_SHA256} without {}", NOT_NEEDED.join(","))
+}
+
+/// The version in the tree's top-level `CMakeLists.txt`: `project("whisper.cpp" VERSION x.y.z)`.
+fn version_of(tree: &Path) -> Result<String, String> {
+    let lists = tree.join("CMakeLists.txt");
+    let text = fs::read_to_string(&lists)
+        .map_err(|e| format!("{} is not a whisper.cpp tree: {e}", tree.display()))?;
+    text.lines()
+        .find_map(|line| line.trim().strip_prefix("project(\"whisper.cpp\" VERSION "))
+        .and_then(|rest| rest.split(|c: char| c == ')' || c.is_whitespace()).next())
+        .map(str::to_owned)
+        .ok_or_else(|| format!("{} names no whisper.cpp version", lists.display()))
+}
+
+fn bindings(tree: &Path, out: &Path) -> Result<(), String> {
+    bindgen::Builder::default()
+        .header("wrapper.h")
+        .clang_arg(format!("-I{}", tree.join("include").display()))
+        .clang_arg(format!("-I{}", tree.join("ggml/include").display()))
+        .rust_edition(bindgen::RustEdition::Edition2024)
+        .parse_callbacks(Box::new(bindgen::CargoCallbacks::new()))
+        .generate()
+        .map_err(|e| format!("bindgen on whisper.h and ggml.h: {e} (is libclang-dev installed?)"))?
+        .write_to_file(out.join("bindings.rs"))
+        .map_err(|e| format!("writing the bindings: {e}"))
+}
+
+fn compile(tree: &Path) {
+    let openmp = env::var_os("CARGO_FEATURE_OPENMP").is_some();
+    let mut config = cmake::Config::new(tree);
+    // An unoptimised whisper.cpp is about ten times slower: too slow even for a debug build's tests.
+    config
+        .profile("Release")
+        .define("BUILD_SHARED_LIBS", "OFF")
+        .define("WHISPER_BUILD_TESTS", "OFF")
+        .define("WHISPER_BUILD_EXAMPLES", "OFF")
+        .define("WHISPER_BUILD_SERVER", "OFF")
+        .define("GGML_METAL", "OFF")
+        .define("GGML_OPENMP", if openmp { "ON" } else { "OFF" })
+        .pic(true);
+    // The tree sits inside our repository's target directory: without a ceiling, whisper.cpp's
+    // CMake asks git and records yazses' commit as whisper.cpp's own.
+    if let Some(above) = tree.parent() {
+        config.env("GIT_CEILING_DIRECTORIES", above);
+    }
+    for flag in WATCHED_FLAGS {
+        println!("cargo:rerun-if-env-changed={flag}");
+    }
+    for (key, value) in env::vars() {
+        if ["GGML_", "WHISPER_", "CMAKE_"]
+            .iter()
+            .any(|p| key.starts_with(p))
+        {
+            println!("cargo:rerun-if-env-changed={key}");
+            config.define(&key, &value);
+        }
+    }
+    let installed = config.build();
+    for lib in ["lib", "lib64"] {
+        let dir = installed.join(lib);
+        if dir.is_dir() {
+            println!("cargo:rustc-link-search=native={}", dir.display());
+        }
+    }
+    // Each library before the ones it calls: GNU ld resolves static archives in one pass.
+    for lib in ["whisper", "ggml", "ggml-cpu", "ggml-base"] {
+        println!("cargo:rustc-link-lib=static={lib}");
+    }
+    let target = env::var("TARGET").unwrap_or_default();
+    if target.contains("apple") {
+        println!("cargo:rustc-link-lib=dylib=c++");
+        println!("cargo:rustc-link-lib=framework=Accelerate");
+    } else {
+        println!("cargo:rustc-link-lib=dylib=stdc++");
+    }
+    if openmp {
+        println!(
+            "cargo:rustc-link-lib=dylib={}",
+            if target.contains("apple") {
+                "omp"
+            } else {
+                "gomp"
+            }
+        );
+    }
+}

@@ -1,0 +1,2 @@
+#include "whisper.h"
+#include "ggml.h"
