@@ -285,8 +285,8 @@ firmware)
   ;;
 release)
   assets
-  # GGML_* reach whisper.cpp's CMake through whisper-rs-sys; each level has its own target
-  # directory, because whisper-rs-sys does not rebuild when they change.
+  # GGML_* reach whisper.cpp's CMake through whisper-sys/build.rs. Each level has its own
+  # target directory, so switching levels does not rebuild whisper.cpp each time.
   ggml_off="GGML_NATIVE=OFF GGML_AVX512=OFF GGML_AVX_VNNI=OFF GGML_AMX_TILE=OFF GGML_AMX_INT8=OFF GGML_AMX_BF16=OFF"
   v2="$ggml_off GGML_SSE42=ON GGML_AVX=OFF GGML_AVX2=OFF GGML_BMI2=OFF GGML_FMA=OFF GGML_F16C=OFF"
   v3="$ggml_off GGML_SSE42=ON GGML_AVX=ON GGML_AVX2=ON GGML_BMI2=ON GGML_FMA=ON GGML_F16C=ON"

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# whisper.cpp 1.8.3 (what whisper-rs-sys 0.15 builds for yazses) against 1.8.5 (what
-# pywhispercpp 1.5.1 ships), the same C program linked against each, built the same way
-# (static, Release, OpenMP, GGML_NATIVE), then against pywhispercpp's own wheel libraries.
-# Needs a release build of yazses (for the 1.8.3 libraries) and a venv with pywhispercpp.
+# whisper.cpp 1.8.3 (what the registry's whisper-rs-sys 0.15.0 bundles) against 1.8.5 (what
+# yazses builds through whisper-sys/, and what pywhispercpp 1.5.1 ships): the same C program
+# linked against 1.8.3 built here (static, Release, OpenMP, GGML_NATIVE), against the
+# libraries of yazses' own release build, and against pywhispercpp's wheel libraries.
+# Needs a release build of yazses, a venv with pywhispercpp, and whisper-rs-sys 0.15.0's
+# sources in cargo's registry (fetch them once: `cargo new /tmp/w && cd /tmp/w &&
+# cargo add whisper-rs-sys@=0.15.0 && cargo fetch`).
 # Usage: bash bench/transcribe/whisper_versions/compare.sh MODEL.bin AUDIO.wav VENV [ROUNDS]
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -11,36 +14,33 @@ model="$1" audio="$2" venv="$3" rounds="${4:-2}"
 work="${TMPDIR:-/tmp}/yazses-whisper-versions"
 mkdir -p "$work"
 
-lib183=$(dirname "$(ls "$root"/target/release/build/whisper-rs-sys-*/out/lib/libwhisper.a | head -1)")
-src183=$(ls -d ~/.cargo/registry/src/*/whisper-rs-sys-0.15.0/whisper.cpp | head -1)
-if [ ! -d "$work/pywhispercpp-1.5.1" ]; then
-  "$venv/bin/python" - "$work" <<'PY'
-import sys, tarfile, urllib.request
-url = "https://files.pythonhosted.org/packages/9f/35/610787a277e177e6b7983277a35a2969c0876b46c0d889bc6a0c4b4ac4a7/pywhispercpp-1.5.1.tar.gz"
-path = sys.argv[1] + "/pywhispercpp-1.5.1.tar.gz"
-urllib.request.urlretrieve(url, path)
-tarfile.open(path).extractall(sys.argv[1])
-PY
-fi
-src185="$work/pywhispercpp-1.5.1/whisper.cpp"
-if [ ! -f "$work/build185/src/libwhisper.a" ]; then
-  cmake -S "$src185" -B "$work/build185" -DBUILD_SHARED_LIBS=OFF -DWHISPER_BUILD_EXAMPLES=OFF \
+src183=$(ls -d ~/.cargo/registry/src/*/whisper-rs-sys-0.15.0/whisper.cpp 2>/dev/null | head -1)
+[ -n "$src183" ] || { echo "whisper-rs-sys 0.15.0 is not in cargo's registry; see the header" >&2; exit 1; }
+if [ ! -f "$work/build183/src/libwhisper.a" ]; then
+  cmake -S "$src183" -B "$work/build183" -DBUILD_SHARED_LIBS=OFF -DWHISPER_BUILD_EXAMPLES=OFF \
     -DWHISPER_BUILD_TESTS=OFF -DCMAKE_BUILD_TYPE=Release -DGGML_METAL=OFF >/dev/null
-  cmake --build "$work/build185" -j"$(nproc)" --target whisper >/dev/null
+  cmake --build "$work/build183" -j"$(nproc)" --target whisper >/dev/null
 fi
-b="$work/build185"
+# yazses' release build: the whisper-sys output whose tree is 1.8.5.
+ours=""
+for out in "$root"/target/release/build/whisper-rs-sys-*/out; do
+  grep -qs 'project("whisper.cpp" VERSION 1.8.5)' "$out/whisper.cpp/CMakeLists.txt" && ours=$out
+done
+[ -n "$ours" ] || { echo "no 1.8.5 release build: cargo build --release -p yazses" >&2; exit 1; }
+src185="$ours/whisper.cpp"
 static() { echo "$1/libwhisper.a $2/libggml.a $2/libggml-cpu.a $2/libggml-base.a -lstdc++ -lgomp -lm -lpthread"; }
+b="$work/build183"
 # shellcheck disable=SC2046
 gcc -O2 -Wno-deprecated-declarations -I"$src183/include" -I"$src183/ggml/include" "$here/encode.c" \
-  -o "$work/encode-1.8.3" $(static "$lib183" "$lib183")
+  -o "$work/encode-1.8.3" $(static "$b/src" "$b/ggml/src")
 # shellcheck disable=SC2046
 gcc -O2 -Wno-deprecated-declarations -I"$src185/include" -I"$src185/ggml/include" "$here/encode.c" \
-  -o "$work/encode-1.8.5" $(static "$b/src" "$b/ggml/src")
+  -o "$work/encode-yazses" $(static "$ours/lib" "$ours/lib")
 site=$(ls -d "$venv"/lib/python3*/site-packages | head -1)
 gcc -O2 -Wno-deprecated-declarations -I"$src185/include" -I"$src185/ggml/include" "$here/encode.c" \
   -o "$work/encode-wheel" -L"$site" -l:libwhisper.so.1 -Wl,-rpath,"$site"
 for _ in $(seq "$rounds"); do
-  for v in 1.8.3 1.8.5 wheel; do
+  for v in 1.8.3 yazses wheel; do
     printf '%-6s ' "$v"
     "$work/encode-$v" "$model" "$audio" 3 2>&1 | grep -E "encode time|decode time|total time" \
       | sed 's/whisper_print_timings: *//' | tr -s ' ' | tr '\n' ' '

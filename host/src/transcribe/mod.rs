@@ -216,7 +216,11 @@ impl Engine {
             })
             .unwrap_or_else(|| "model".into());
         let multilingual = ctx.is_multilingual();
-        tracing::debug!(system = whisper_rs::print_system_info(), "whisper.cpp");
+        tracing::debug!(
+            version = whisper_rs::WHISPER_CPP_VERSION,
+            system = whisper_rs::print_system_info(),
+            "whisper.cpp"
+        );
         tracing::info!(
             model = %name,
             multilingual,
@@ -488,6 +492,13 @@ impl Transcriber for Engine {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn whisper_cpp_is_the_version_the_benchmarks_measured() {
+        // whisper-sys/ replaces the registry's whisper-rs-sys (1.8.3) through [patch.crates-io];
+        // a lost patch would build the slower version without another sign.
+        assert_eq!(whisper_rs::WHISPER_CPP_VERSION, "1.8.5");
+    }
 
     fn sample() -> Transcript {
         Transcript {
