@@ -15,20 +15,25 @@
 //! `GGML_*`, `WHISPER_*` and `CMAKE_*` variables in the environment reach whisper.cpp's CMake as
 //! definitions: `./ci.sh release` builds the portable binaries with `GGML_NATIVE=OFF` this way.
 
+#[path = "build/archive.rs"]
+mod archive;
+
 use std::env;
 use std::fs::{self, File};
 use std::io::{self, Read, Write};
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use sha2::{Digest, Sha256};
+use archive::{Published, check, unpack, version_of};
 
 const SOURCE_ENV: &str = "YAZSES_WHISPER_CPP_SRC";
 const WANTED_VERSION: &str = "1.8.5";
-const ARCHIVE_NAME: &str = "pywhispercpp-1.5.1.tar.gz";
+const ARCHIVE: Published = Published {
+    name: "pywhispercpp-1.5.1.tar.gz",
+    bytes: 9_756_087,
+    sha256: "5df897e5dd9d9f16804fc937bd85b9f5880a0b29a55f8843585e0e03d76195e5",
+};
 const ARCHIVE_URL: &str = "https://files.pythonhosted.org/packages/9f/35/610787a277e177e6b7983277a35a2969c0876b46c0d889bc6a0c4b4ac4a7/pywhispercpp-1.5.1.tar.gz";
-const ARCHIVE_BYTES: u64 = 9_756_087;
-const ARCHIVE_SHA256: &str = "5df897e5dd9d9f16804fc937bd85b9f5880a0b29a55f8843585e0e03d76195e5";
 /// The whisper.cpp tree inside the archive.
 const ARCHIVE_ROOT: &str = "pywhispercpp-1.5.1/whisper.cpp";
 /// Parts of the tree the library build never reads; skipping them halves what is unpacked.
@@ -64,6 +69,7 @@ fn main() -> ExitCode {
 
 fn build() -> Result<(), String> {
     println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-changed=build/archive.rs");
     println!("cargo:rerun-if-changed=wrapper.h");
     println!("cargo:rerun-if-env-changed={SOURCE_ENV}");
     let out = PathBuf::from(env::var_os("OUT_DIR").ok_or("cargo did not set OUT_DIR")?);
@@ -86,18 +92,20 @@ fn sources(out: &Path) -> Result<PathBuf, String> {
     let archive = match env::var_os(SOURCE_ENV).map(PathBuf::from) {
         Some(tree) if tree.is_dir() => return Ok(tree),
         Some(archive) => {
-            check(&archive).map_err(|why| format!("{SOURCE_ENV}={}: {why}", archive.display()))?;
+            check(&archive, &ARCHIVE)
+                .map_err(|why| format!("{SOURCE_ENV}={}: {why}", archive.display()))?;
             archive
         }
         None => {
-            let archive = out.join(ARCHIVE_NAME);
-            if check(&archive).is_err() {
+            let archive = out.join(ARCHIVE.name);
+            if check(&archive, &ARCHIVE).is_err() {
                 download(&archive).map_err(|why| {
                     format!(
                         "could not download {ARCHIVE_URL}: {why}\n\
                          Without network access, download that file elsewhere (SHA-256 \
-                         {ARCHIVE_SHA256}) and set {SOURCE_ENV} to its path, or to an unpacked \
-                         whisper.cpp {WANTED_VERSION} directory."
+                         {}) and set {SOURCE_ENV} to its path, or to an unpacked \
+                         whisper.cpp {WANTED_VERSION} directory.",
+                        ARCHIVE.sha256
                     )
                 })?;
             }
@@ -105,102 +113,39 @@ fn sources(out: &Path) -> Result<PathBuf, String> {
         }
     };
     let tree = out.join("whisper.cpp");
-    let unpacked = fs::read_to_string(tree.join(UNPACKED_MARK)).unwrap_or_default();
-    if unpacked != unpack_stamp() {
-        unpack(&archive, &tree).map_err(|e| format!("unpacking {}: {e}", archive.display()))?;
+    let stamp = unpack_stamp();
+    if fs::read_to_string(tree.join(UNPACKED_MARK)).unwrap_or_default() != stamp {
+        unpack(
+            &archive,
+            ARCHIVE_ROOT,
+            NOT_NEEDED,
+            &tree,
+            (UNPACKED_MARK, &stamp),
+        )
+        .map_err(|e| format!("unpacking {}: {e}", archive.display()))?;
     }
     Ok(tree)
-}
-
-/// Is `archive` the published pywhispercpp 1.5.1 source archive?
-fn check(archive: &Path) -> Result<(), String> {
-    let mut file = File::open(archive).map_err(|e| e.to_string())?;
-    let mut hasher = Sha256::new();
-    let bytes = io::copy(&mut file, &mut hasher).map_err(|e| e.to_string())?;
-    if bytes != ARCHIVE_BYTES {
-        return Err(format!(
-            "{bytes} bytes, not the {ARCHIVE_BYTES} of {ARCHIVE_NAME}"
-        ));
-    }
-    let digest = hex(&hasher.finalize());
-    if digest != ARCHIVE_SHA256 {
-        return Err(format!(
-            "SHA-256 {digest}, not {ARCHIVE_NAME}'s {ARCHIVE_SHA256}"
-        ));
-    }
-    Ok(())
 }
 
 /// Downloads the archive beside `archive` and renames it into place once it checks out.
 fn download(archive: &Path) -> Result<(), String> {
     let partial = archive.with_extension("part");
     let response = ureq::get(ARCHIVE_URL).call().map_err(|e| e.to_string())?;
-    let mut body = response.into_reader().take(ARCHIVE_BYTES + 1);
+    let mut body = response.into_reader().take(ARCHIVE.bytes + 1);
     let mut file = File::create(&partial).map_err(|e| e.to_string())?;
     io::copy(&mut body, &mut file).map_err(|e| e.to_string())?;
     file.flush().map_err(|e| e.to_string())?;
     drop(file);
-    if let Err(why) = check(&partial) {
+    if let Err(why) = check(&partial, &ARCHIVE) {
         let _ = fs::remove_file(&partial);
         return Err(format!("the download is not the published file: {why}"));
     }
     fs::rename(&partial, archive).map_err(|e| e.to_string())
 }
 
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// Unpacks the whisper.cpp part of the archive into `tree`, without the parts it never builds.
-fn unpack(archive: &Path, tree: &Path) -> io::Result<()> {
-    if tree.exists() {
-        fs::remove_dir_all(tree)?;
-    }
-    let gz = flate2::read::GzDecoder::new(File::open(archive)?);
-    let mut entries = tar::Archive::new(gz);
-    for entry in entries.entries()? {
-        let mut entry = entry?;
-        let path = entry.path()?.into_owned();
-        let Ok(inside) = path.strip_prefix(ARCHIVE_ROOT) else {
-            continue;
-        };
-        let mut parts = inside.components();
-        let wanted = match parts.next() {
-            None => false,
-            Some(Component::Normal(top)) => !NOT_NEEDED.iter().any(|n| top == *n),
-            Some(_) => false,
-        };
-        // The archive is checked by SHA-256 first, but a path that climbs out is never written.
-        let stays_inside = inside
-            .components()
-            .all(|c| matches!(c, Component::Normal(_)));
-        if !wanted || !stays_inside {
-            continue;
-        }
-        let target = tree.join(inside);
-        if let Some(parent) = target.parent() {
-            fs::create_dir_all(parent)?;
-        }
-        entry.unpack(&target)?;
-    }
-    fs::write(tree.join(UNPACKED_MARK), unpack_stamp())
-}
-
 /// What an unpacked tree was made from, so a change to the archive or the filter unpacks again.
 fn unpack_stamp() -> String {
-    format!("{ARCHIVE_SHA256} without {}", NOT_NEEDED.join(","))
-}
-
-/// The version in the tree's top-level `CMakeLists.txt`: `project("whisper.cpp" VERSION x.y.z)`.
-fn version_of(tree: &Path) -> Result<String, String> {
-    let lists = tree.join("CMakeLists.txt");
-    let text = fs::read_to_string(&lists)
-        .map_err(|e| format!("{} is not a whisper.cpp tree: {e}", tree.display()))?;
-    text.lines()
-        .find_map(|line| line.trim().strip_prefix("project(\"whisper.cpp\" VERSION "))
-        .and_then(|rest| rest.split(|c: char| c == ')' || c.is_whitespace()).next())
-        .map(str::to_owned)
-        .ok_or_else(|| format!("{} names no whisper.cpp version", lists.display()))
+    format!("{} without {}", ARCHIVE.sha256, NOT_NEEDED.join(","))
 }
 
 fn bindings(tree: &Path, out: &Path) -> Result<(), String> {
