@@ -23,6 +23,7 @@ use std::fs::{self, File};
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::Duration;
 
 use archive::{Published, check, unpack, version_of};
 
@@ -130,7 +131,12 @@ fn sources(out: &Path) -> Result<PathBuf, String> {
 /// Downloads the archive beside `archive` and renames it into place once it checks out.
 fn download(archive: &Path) -> Result<(), String> {
     let partial = archive.with_extension("part");
-    let response = ureq::get(ARCHIVE_URL).call().map_err(|e| e.to_string())?;
+    // A stalled connection fails the build with a reason instead of holding it forever.
+    let agent = ureq::AgentBuilder::new()
+        .timeout_connect(Duration::from_secs(30))
+        .timeout_read(Duration::from_secs(60))
+        .build();
+    let response = agent.get(ARCHIVE_URL).call().map_err(|e| e.to_string())?;
     let mut body = response.into_reader().take(ARCHIVE.bytes + 1);
     let mut file = File::create(&partial).map_err(|e| e.to_string())?;
     io::copy(&mut body, &mut file).map_err(|e| e.to_string())?;
