@@ -48,6 +48,23 @@ const NOISE_SHIFT_SPEECH: u32 = 7;
 /// The least calibration audio [`Vad::calibrate`] accepts: 500 ms.
 pub const MIN_CALIBRATION_FRAMES: usize = 50;
 
+/// The lowest high-pass pole a tuning may have, Q15: 0.5, a cut-off of about 1.8 kHz,
+/// far above any useful one for speech. Below it the stages' Q15 products could overflow.
+pub const MIN_HIGHPASS_POLE_Q15: i32 = 16_384;
+
+/// `floor(a * v / 2^15)` for a pole `a` in `MIN_HIGHPASS_POLE_Q15..32768`, written as
+/// `v + floor((a - 2^15) * v / 2^15)`: the same bits, but the product stays inside `i32`
+/// for every stage output. `a * v` itself does not once `|v|` passes 65,536, which the
+/// second stage reaches on full-scale square waves (its output is bounded by the L1 norm
+/// of its impulse response, about 2.3x full scale at the default pole and at most 2.5x
+/// at the lowest allowed pole, plus the floor rounding's drift of `3 / (1 - a)`), while
+/// `|a - 2^15| <= 2^14` leaves room for `|v|` up to 2^17. An `i64` product would cost the
+/// Cortex-M0 a library call per sample (docs/benchmarks.md).
+#[inline(always)]
+const fn mul_q15(a: i32, v: i32) -> i32 {
+    v + (((a - 32768) * v) >> 15)
+}
+
 /// Tuning of the detector. Use a preset ([`Vad::DEFAULT`], [`Vad::QUIET_ROOM`],
 /// [`Vad::NOISY`]) unless a benchmark says otherwise.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -137,7 +154,7 @@ impl Preset {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum VadConfigError {
-    /// `highpass_pole_q15` is outside `0..32768`.
+    /// `highpass_pole_q15` is outside `MIN_HIGHPASS_POLE_Q15..32768`.
     HighpassPole,
     /// `off_margin` is above `on_margin`, which would make speech flicker.
     Hysteresis,
@@ -148,7 +165,9 @@ pub enum VadConfigError {
 impl fmt::Display for VadConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
-            VadConfigError::HighpassPole => "the high-pass pole must lie in 0..32768 (Q15)",
+            VadConfigError::HighpassPole => {
+                "the high-pass pole must lie in 16384..32768 (Q15; a cut-off below about 1.8 kHz)"
+            }
             VadConfigError::Hysteresis => "the off margin must not exceed the on margin",
             VadConfigError::Smoothing => "the smoothing shift must be at most 8",
         })
@@ -160,7 +179,7 @@ impl core::error::Error for VadConfigError {}
 impl VadConfig {
     /// Checks the invariants the detector relies on.
     pub const fn validate(&self) -> Result<(), VadConfigError> {
-        if self.highpass_pole_q15 < 0 || self.highpass_pole_q15 >= 32768 {
+        if self.highpass_pole_q15 < MIN_HIGHPASS_POLE_Q15 || self.highpass_pole_q15 >= 32768 {
             return Err(VadConfigError::HighpassPole);
         }
         if self.off_margin.0 > self.on_margin.0 {
@@ -322,7 +341,7 @@ impl Vad {
     /// clamped to the nearest valid one rather than refused, so the frame path never fails.
     pub fn new(config: VadConfig) -> Self {
         let mut config = config;
-        config.highpass_pole_q15 = config.highpass_pole_q15.clamp(0, 32767);
+        config.highpass_pole_q15 = config.highpass_pole_q15.clamp(MIN_HIGHPASS_POLE_Q15, 32767);
         config.off_margin = Margin(config.off_margin.0.min(config.on_margin.0));
         config.smoothing_shift = config.smoothing_shift.min(8);
         Vad {
@@ -376,9 +395,10 @@ impl Vad {
         let mut step = |s: i16| -> u32 {
             let x = s as i32;
             // Each stage: y[n] = x[n] - x[n-1] + a * y[n-1]. Stage outputs stay within
-            // about 2.1x the input, so i32 never overflows.
-            let y = x - x1 + ((a * y1) >> 15);
-            let z = y - y1 + ((a * z1) >> 15);
+            // 2.5x full scale plus the rounding's drift, far inside i32; the product with
+            // the pole would not, hence `mul_q15`.
+            let y = x - x1 + mul_q15(a, y1);
+            let z = y - y1 + mul_q15(a, z1);
             let w = if LOWPASS { (z + 2 * z1 + z2) >> 2 } else { z };
             x1 = x;
             y1 = y;
@@ -535,5 +555,43 @@ impl Vad {
 impl Default for Vad {
     fn default() -> Self {
         Vad::new(Vad::DEFAULT)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{MIN_HIGHPASS_POLE_Q15, mul_q15};
+    use proptest::prelude::*;
+
+    fn wide(a: i32, v: i32) -> i32 {
+        ((i64::from(a) * i64::from(v)) >> 15) as i32
+    }
+
+    /// The largest stage output pole `a` allows: 2.5x full scale (the L1 norm of the
+    /// second stage's impulse response at the lowest pole; it falls as the pole rises)
+    /// plus the rounding's drift, `3 / (1 - a)`.
+    fn stage_bound(a: i32) -> i32 {
+        5 * (1 << 14) + 3 * 32_768 / (32_768 - a) + 1
+    }
+
+    #[test]
+    fn the_offset_product_is_exact_at_the_extremes() {
+        for a in [MIN_HIGHPASS_POLE_Q15, 30_894, 32_767] {
+            let bound = stage_bound(a);
+            for v in [-bound, -65_537, -1, 0, 1, 65_536, bound] {
+                assert_eq!(mul_q15(a, v), wide(a, v), "a = {a}, v = {v}");
+            }
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn the_offset_product_is_the_wide_product(
+            a in MIN_HIGHPASS_POLE_Q15..32_768,
+            unit in -1.0f64..=1.0,
+        ) {
+            let v = (unit * f64::from(stage_bound(a))) as i32;
+            prop_assert_eq!(mul_q15(a, v), wide(a, v));
+        }
     }
 }

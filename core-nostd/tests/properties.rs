@@ -6,7 +6,7 @@ use proptest::prelude::*;
 use yazses_core::autostop::{Autostop, FrameReport};
 use yazses_core::endpoint::{EndpointConfig, Stop, StopReason};
 use yazses_core::time::Instant;
-use yazses_core::vad::{Preset, Vad};
+use yazses_core::vad::{MIN_HIGHPASS_POLE_Q15, Preset, Vad, VadConfig};
 
 fn decisions(
     samples: &[i16],
@@ -35,10 +35,21 @@ fn audio() -> impl Strategy<Value = Vec<i16>> {
             3 => prop::collection::vec(any::<i16>(), 160..1600),
             2 => prop::collection::vec(-40i16..40, 160..3200),
             1 => prop::collection::vec(prop_oneof![Just(i16::MIN), Just(i16::MAX)], 1..800),
+            1 => full_scale_square(),
         ],
         1..12,
     )
     .prop_map(|parts| parts.concat())
+}
+
+/// Full-scale runs of random lengths: the shape that drives the high-pass stages hardest
+/// (a long run, then one about as long as their impulse response's negative lobe).
+fn full_scale_square() -> impl Strategy<Value = Vec<i16>> {
+    prop::collection::vec((any::<bool>(), 1usize..2500), 1..8).prop_map(|runs| {
+        runs.into_iter()
+            .flat_map(|(high, n)| std::iter::repeat_n(if high { i16::MAX } else { i16::MIN }, n))
+            .collect()
+    })
 }
 
 proptest! {
@@ -53,6 +64,18 @@ proptest! {
                 prop_assert!(f.off_threshold <= f.on_threshold);
                 prop_assert!(f.level.q8() >= 0 && f.level.q8() < 64 * 256);
             }
+        }
+    }
+
+    #[test]
+    fn any_allowed_high_pass_takes_full_scale_squares_without_overflow(
+        pole in MIN_HIGHPASS_POLE_Q15..32_768,
+        samples in full_scale_square(),
+    ) {
+        let mut vad = Vad::new(VadConfig { highpass_pole_q15: pole, ..Vad::DEFAULT });
+        for frame in samples.chunks_exact(160) {
+            let level = vad.process(frame.try_into().unwrap()).level.q8();
+            prop_assert!((0..64 * 256).contains(&level));
         }
     }
 

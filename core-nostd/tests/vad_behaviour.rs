@@ -2,7 +2,9 @@
 
 use yazses_core::frame::{FRAME_SAMPLES, Frame};
 use yazses_core::level::Level;
-use yazses_core::vad::{CalibrationError, Preset, Vad, VadConfig, VadConfigError};
+use yazses_core::vad::{
+    CalibrationError, MIN_HIGHPASS_POLE_Q15, Preset, Vad, VadConfig, VadConfigError,
+};
 
 /// A deterministic pseudo-random generator (xorshift), so the tests need no crate.
 struct Noise(u32);
@@ -188,5 +190,73 @@ fn the_whole_detector_state_is_small() {
         core::mem::size_of::<Vad>() <= 160,
         "{} bytes",
         core::mem::size_of::<Vad>()
+    );
+}
+
+/// Full scale held high, then held low for `low` samples, then high again: with `low` the
+/// length of the high-pass cascade's negative lobe, the second stage's output reaches the
+/// L1 norm of its impulse response times full scale (about 2.3x at the default pole), the
+/// input that overflowed the Q15 products before they were offset (CI's property test
+/// found it).
+fn lobe_matched_clicks(low: usize, period: usize, frames: usize) -> Vec<Frame> {
+    let samples: Vec<i16> = (0..frames * FRAME_SAMPLES)
+        .map(|i| if i % period < low { i16::MIN } else { i16::MAX })
+        .collect();
+    samples
+        .chunks_exact(FRAME_SAMPLES)
+        .map(|c| c.try_into().unwrap())
+        .collect()
+}
+
+#[test]
+fn full_scale_clicks_shaped_to_the_high_pass_are_heard_without_overflow() {
+    for config in [Vad::DEFAULT, Vad::QUIET_ROOM, Vad::NOISY] {
+        let (low, period) = (33, 3000);
+        let mut vad = Vad::new(config);
+        let frames = lobe_matched_clicks(low, period, 2 * period / FRAME_SAMPLES + 2);
+        let levels: Vec<i32> = frames.iter().map(|f| vad.process(f).level.q8()).collect();
+        assert!(
+            levels.iter().all(|l| (0..64 * 256).contains(l)),
+            "{levels:?}"
+        );
+        // The frame that holds the second click is far louder than the held level before
+        // it: the clicks are heard, not wrapped around.
+        let click = (period + low) / FRAME_SAMPLES;
+        assert!(
+            levels[click] > levels[click - 3] + 8 * 256,
+            "click {} vs held {}",
+            levels[click],
+            levels[click - 3]
+        );
+    }
+}
+
+#[test]
+fn the_extreme_poles_take_their_lobe_matched_clicks_without_overflow() {
+    // At the steepest pole the stages' floor rounding holds up to a full-scale offset
+    // after a step (it does not decay a pole this close to 1), so only the range is
+    // pinned. The negative lobe is 2 samples at the lowest pole, 65,534 at the steepest.
+    for (pole, low, period) in [(MIN_HIGHPASS_POLE_Q15, 2, 1000), (32_767, 65_534, 200_000)] {
+        let mut vad = Vad::new(VadConfig {
+            highpass_pole_q15: pole,
+            ..Vad::DEFAULT
+        });
+        for frame in lobe_matched_clicks(low, period, 2 * period / FRAME_SAMPLES + 2) {
+            let level = vad.process(&frame).level.q8();
+            assert!((0..64 * 256).contains(&level), "pole {pole}: {level}");
+        }
+    }
+}
+
+#[test]
+fn a_high_pass_above_the_voice_band_is_refused_and_clamped() {
+    let sharp = VadConfig {
+        highpass_pole_q15: MIN_HIGHPASS_POLE_Q15 - 1,
+        ..Vad::DEFAULT
+    };
+    assert_eq!(sharp.validate(), Err(VadConfigError::HighpassPole));
+    assert_eq!(
+        Vad::new(sharp).config().highpass_pole_q15,
+        MIN_HIGHPASS_POLE_Q15
     );
 }
