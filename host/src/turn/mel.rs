@@ -14,8 +14,6 @@
 //! Checked against Pipecat's own numpy front end on three recordings, two shorter than
 //! 8 s and one longer (`fixtures/turn/*.mel.f32`, made by `bench/turns/mel_reference.py`):
 //! equal to within 1e-4 (6e-6 measured), on values from about -0.15 to 1.9.
-//!
-//! The model itself is not run yet: this is the first part of the prosody signal.
 
 use std::sync::Arc;
 

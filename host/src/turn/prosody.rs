@@ -7,11 +7,16 @@
 //! native is linked or downloaded when yazses is built, and without the files `smart`
 //! runs on the words alone.
 //!
-//! Why ONNX Runtime and not `tract` (pure Rust): measured on this model with tract-onnx
-//! 0.23.9, one 8 s window took 350-520 ms on one core (the goal is under 100 ms of CPU per
-//! check; ONNX Runtime takes about 90 ms), and its optimised graph gave other
-//! probabilities than ONNX Runtime's on the same features (0.22 against 0.20, 0.20
-//! against 0.40 on two of three recordings), the typed graph others again (0.43, 0.59).
+//! Why ONNX Runtime and not `tract` (pure Rust), measured with tract-onnx 0.23.9
+//! (docs/benchmarks.md, "Why the runtimes disagree on Smart Turn"):
+//! - the published model is int8 in QDQ form, and its output moves with float rounding:
+//!   tract's declutter rewrites one `x / sqrt(2)` as `x * (1 / sqrt(2))` and moves a
+//!   probability from 0.59 to 0.46, and ONNX Runtime's own optimisation levels disagree
+//!   by as much. No runtime is wrong, but only ONNX Runtime at every optimisation gives
+//!   Pipecat's numbers;
+//! - with the activations left in float, tract agrees with ONNX Runtime within 0.021,
+//!   but costs 118 ms per run on one core (ONNX Runtime: about 60 ms on the int8 graph),
+//!   over the 100 ms a check may take.
 //!
 //! Both files live in the models directory, put there by `yazses model fetch
 //! smart-turn`, and are checked against their published size and SHA-256 at every load.
