@@ -299,6 +299,15 @@ const MAX_RETRIES: usize = 2;
 /// A left-out tail shorter than this (2 s) is not worth another whisper run.
 const RETRY_TAIL_SAMPLES: usize = 2 * SAMPLE_RATE_HZ as usize;
 
+/// Audio shorter than this (a file's last window, a short clip, a left-out tail) is
+/// encoded over half of whisper's 30 s context: about 10 % less time for base on a
+/// 1-minute file, the same words on the held-out files (docs/benchmarks.md). A context
+/// fitted to the audio itself is faster still but garbles it: base heard "And ship it on
+/// Friday." at the end of one.wav as "The train to the elevator." with 200 positions.
+const HALF_CONTEXT_BELOW_MS: u64 = 14_000;
+/// Half of whisper's 1500 encoder positions: 15 s.
+const HALF_CONTEXT: i32 = 750;
+
 /// whisper's parameters for the audio from `start_ms` to `end_ms` in `language`, prompted
 /// with `prompt`.
 fn params<'a>(
@@ -329,6 +338,8 @@ fn params<'a>(
         let ctx = (secs * 50).clamp(150, 1500);
         params.set_audio_ctx(ctx as i32);
         params.set_single_segment(true);
+    } else if end_ms - start_ms < HALF_CONTEXT_BELOW_MS {
+        params.set_audio_ctx(HALF_CONTEXT);
     }
     let reporter = reporter.clone();
     let len_ms = end_ms - start_ms;
