@@ -26,6 +26,7 @@ use crate::model::ggml;
 
 pub mod gate;
 mod lane;
+mod one_step;
 mod pass;
 mod window;
 

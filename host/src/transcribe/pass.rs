@@ -4,15 +4,21 @@
 //! over a cut reads on. Segment times are moved onto the recording's own clock. What a
 //! transcription holds at any moment is one window and the text so far, whatever the
 //! recording's length.
+//!
+//! Each whisper call is one encoder run (`one_step.rs`): where whisper stops before a
+//! window's end, the rest goes again in front of the audio that follows it, as whisper.cpp
+//! itself goes through a long file, instead of a second encoder run over 30 s for the few
+//! seconds left.
 
 use std::os::raw::c_int;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use whisper_rs::{FullParams, SamplingStrategy, WhisperState};
-use yazses_core::frame::SAMPLE_RATE_HZ;
+use yazses_core::frame::{FRAME_SAMPLES, SAMPLE_RATE_HZ};
 
-use super::window::{Window, Windower};
+use super::one_step::OneStep;
+use super::window::{Taken, Window, Windower};
 use super::{Model, Options, Progress, Segment, TranscribeError, Transcript};
 
 /// The caller's progress callback, shared by every window's whisper callback.
@@ -115,14 +121,9 @@ impl<'m> Pass<'m> {
     }
 
     /// Transcribes what is left and puts the transcript together.
-    pub(crate) fn finish(
-        mut self,
-        cut_short_ms: Option<u64>,
-    ) -> Result<Transcript, TranscribeError> {
-        if let Some(last) = self.windows.finish() {
-            self.run.window(last);
-        }
+    pub(crate) fn finish(self, cut_short_ms: Option<u64>) -> Result<Transcript, TranscribeError> {
         let mut run = self.run;
+        self.windows.finish(&mut |w| run.window(w));
         if let Some(e) = run.failed.take() {
             return Err(e);
         }
@@ -163,60 +164,80 @@ impl Run<'_> {
             .map(|n| n.max(self.fed) * 1000 / u64::from(SAMPLE_RATE_HZ))
     }
 
-    /// Transcribes one window; `false` (with the reason kept) when it failed.
-    fn window(&mut self, w: Window) -> bool {
-        match self.transcribe(&w) {
-            Ok(()) => {
-                self.reporter
-                    .report(w.end_ms(), self.total_ms(), w.speech());
-                true
+    /// Transcribes one window, or as much of it as whisper's first 30 s step reaches;
+    /// [`Taken::Stop`] (with the reason kept) when it failed.
+    fn window(&mut self, w: &Window) -> Taken {
+        match self.transcribe(w) {
+            Ok(taken) => {
+                let done_ms = match taken {
+                    Taken::Upto(frame) => w.start_ms() + frame as u64 * 10,
+                    _ => w.end_ms(),
+                };
+                self.reporter.report(done_ms, self.total_ms(), w.speech());
+                taken
             }
             Err(e) => {
                 self.failed = Some(e);
-                false
+                Taken::Stop
             }
         }
     }
 
-    fn transcribe(&mut self, w: &Window) -> Result<(), TranscribeError> {
+    fn transcribe(&mut self, w: &Window) -> Result<Taken, TranscribeError> {
         if self.cancelled() {
             return Err(TranscribeError::Cancelled);
         }
         if !w.speech() {
-            return Ok(());
+            return Ok(Taken::All);
         }
         self.heard = true;
         self.windows += 1;
-        // whisper sometimes ends its answer early (an end-of-text token after the first
-        // sentences) and drops the rest of the window; where the detector heard speech in
-        // what it left out, that part goes through again on its own.
-        let mut from = 0;
-        for _ in 0..=MAX_RETRIES {
-            let covered = self.transcribe_part(w, from)?;
-            let tail = w.samples.len().saturating_sub(covered);
-            if covered <= from || tail < RETRY_TAIL_SAMPLES || !w.speech_from(covered) {
-                break;
-            }
+        let mut step = self.whisper(w, true)?;
+        let frame = step.reached / FRAME_SAMPLES;
+        if frame < MIN_STEP_FRAMES && step.more_steps {
+            // whisper's first step gave no words (it judged them no speech, or wrote only
+            // descriptions) yet would go on from a point it does not say: the window goes
+            // through again with whisper.cpp's own steps, as it did before one-step calls.
             tracing::debug!(
-                at_ms = w.start_ms() + covered as u64 / 16,
-                "whisper left out speech at the end of a window; transcribing it again"
+                at_ms = w.start_ms(),
+                "whisper's first step gave nothing; the window goes through in its own steps"
             );
-            from = covered;
+            step = self.whisper(w, false)?;
+            self.keep(step);
+            return Ok(Taken::All);
         }
-        Ok(())
+        let tail = w.samples.len().saturating_sub(step.reached);
+        let rest_heard = w.speech_from(step.reached);
+        self.keep(step);
+        // whisper stopped before the window's end: after an early end-of-text token, or
+        // where whisper.cpp would have started its next 30 s step at the last timestamp.
+        // Where the detector heard speech in what is left, that goes again, with the
+        // audio after it when there is more (whisper.cpp's own way through a long file).
+        if frame < MIN_STEP_FRAMES || tail < RETRY_TAIL_SAMPLES || !rest_heard {
+            return Ok(Taken::All);
+        }
+        tracing::debug!(
+            at_ms = w.start_ms() + frame as u64 * 10,
+            "whisper stopped before the end of a window with speech; the rest goes again"
+        );
+        Ok(Taken::Upto(frame))
     }
 
     fn cancelled(&self) -> bool {
         cancelled(self.options)
     }
 
-    /// Transcribes window `w` from sample `from` on; returns how far (in samples of the
-    /// window) its segments reach.
-    fn transcribe_part(&mut self, w: &Window, from: usize) -> Result<usize, TranscribeError> {
-        let part = &w.samples[from..];
+    /// Adds a step's words to the transcript and makes them the next prompt.
+    fn keep(&mut self, step: Step) {
+        self.segments.extend(step.segments);
+        self.prompt = step.prompt;
+    }
+
+    /// Runs whisper over window `w`, prompted with the words so far: its first 30 s step
+    /// only when `one_step`, else every step whisper.cpp takes.
+    fn whisper(&mut self, w: &Window, one_step: bool) -> Result<Step, TranscribeError> {
         let rate = u64::from(SAMPLE_RATE_HZ);
-        let start_ms = (w.start + from as u64) * 1000 / rate;
-        let end_ms = w.end_ms();
+        let (start_ms, end_ms) = (w.start_ms(), w.end_ms());
         let started = std::time::Instant::now();
         if self.state.is_none() {
             self.state = Some(
@@ -226,20 +247,26 @@ impl Run<'_> {
                     .map_err(|e| TranscribeError::Whisper(e.to_string()))?,
             );
         }
-        let prompt = std::mem::take(&mut self.prompt);
         let total_ms = self.total_ms();
-        let params = params(
+        let mut params = params(
             self.options,
             &self.language,
             &self.reporter,
             total_ms,
             (start_ms, end_ms),
-            &prompt,
+            &self.prompt,
         );
-        let samples: Vec<f32> = part.iter().map(|&s| f32::from(s) / 32768.0).collect();
+        let limit = OneStep::default();
+        if one_step {
+            limit.arm(&mut params);
+        }
+        let samples: Vec<f32> = w.samples.iter().map(|&s| f32::from(s) / 32768.0).collect();
         let options = self.options;
         let state = self.state.as_mut().expect("made above");
-        if let Err(e) = state.full(params, &samples) {
+        let done = state.full(params, &samples);
+        let more_steps = limit.asked() > 1;
+        drop(limit);
+        if let Err(e) = done {
             return Err(if cancelled(options) {
                 TranscribeError::Cancelled
             } else {
@@ -251,37 +278,50 @@ impl Run<'_> {
         }
         let spent = started.elapsed().as_millis() as u64;
         self.whisper_ms += spent;
-        tracing::debug!(start_ms, end_ms, whisper_ms = spent, "window transcribed");
+        tracing::debug!(
+            start_ms,
+            end_ms,
+            whisper_ms = spent,
+            one_step,
+            more_steps,
+            "window transcribed"
+        );
         // The prompt is what whisper.cpp itself carries between its own 30 s steps: the
         // words and their timestamp tokens (without the timestamps, the next window
         // comes back as one long segment), not the task's special tokens.
         let (eot, beg) = (self.model.ctx.token_eot(), self.model.ctx.token_beg());
+        let mut step = Step {
+            segments: Vec::new(),
+            prompt: Vec::new(),
+            reached: 0,
+            more_steps,
+        };
         let mut reached_ms = start_ms;
         for seg in state.as_iter() {
             for t in 0..seg.n_tokens() {
                 if let Some(id) = seg.get_token(t).map(|t| t.token_id())
                     && (id < eot || id >= beg)
                 {
-                    self.prompt.push(id);
+                    step.prompt.push(id);
                 }
             }
+            // whisper's timestamps are in 10 ms units from the window's start.
+            let at = |t: i64| (start_ms + t.max(0) as u64 * 10).clamp(start_ms, end_ms);
+            let start = at(seg.start_timestamp());
+            let end = at(seg.end_timestamp()).max(start);
+            // whisper's next step would start at its last segment's end, words or not.
+            reached_ms = reached_ms.max(end);
             let text = without_annotations(
                 &seg.to_str_lossy()
                     .map_err(|e| TranscribeError::Whisper(e.to_string()))?,
             );
-            if text.is_empty() {
-                continue;
+            if !text.is_empty() {
+                step.segments.push(Segment {
+                    start_ms: start,
+                    end_ms: end,
+                    text,
+                });
             }
-            // whisper's timestamps are in 10 ms units from the part's start.
-            let at = |t: i64| (start_ms + t.max(0) as u64 * 10).clamp(start_ms, end_ms);
-            let start = at(seg.start_timestamp());
-            let end = at(seg.end_timestamp()).max(start);
-            reached_ms = reached_ms.max(end);
-            self.segments.push(Segment {
-                start_ms: start,
-                end_ms: end,
-                text,
-            });
         }
         if self.language == "auto"
             && let Some(lang) = whisper_rs::get_lang_str(state.full_lang_id_from_state())
@@ -290,12 +330,26 @@ impl Run<'_> {
             self.language = lang.to_owned();
         }
         let reached = ((reached_ms * rate / 1000).saturating_sub(w.start)) as usize;
-        Ok(reached.min(w.samples.len()))
+        step.reached = reached.min(w.samples.len());
+        Ok(step)
     }
 }
 
-/// How often one window's left-out tail is transcribed again, at most.
-const MAX_RETRIES: usize = 2;
+/// What one whisper call over a window gave.
+struct Step {
+    /// Its segments with words, on the recording's clock.
+    segments: Vec<Segment>,
+    /// Its words and timestamp tokens: the next window's prompt.
+    prompt: Vec<c_int>,
+    /// How far (samples of the window) its segments reach, descriptions of the audio too.
+    reached: usize,
+    /// Whether whisper.cpp wanted another 30 s step (refused under one step).
+    more_steps: bool,
+}
+
+/// A step that reached less far than this (frames: 1 s) is taken as all whisper will
+/// give, so a window cannot come back again and again for a word at a time.
+const MIN_STEP_FRAMES: usize = 100;
 /// A left-out tail shorter than this (2 s) is not worth another whisper run.
 const RETRY_TAIL_SAMPLES: usize = 2 * SAMPLE_RATE_HZ as usize;
 

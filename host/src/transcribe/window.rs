@@ -5,6 +5,11 @@
 //! quietest stretch it can find in its last third (the middle of the longest pause the
 //! detector heard, or the quietest frame when the speaker never paused), so no word is cut
 //! in two. Each window says whether it holds speech, so silence is never transcribed.
+//!
+//! The caller may take only the front of a window ([`Taken::Upto`]), as whisper.cpp's own
+//! 30 s steps go on from the last timestamp whisper wrote rather than from the step's end:
+//! the rest of a full window goes in front of the next one, and the rest of a window cut
+//! at a long silence (or the last) is handed out again on its own.
 
 use yazses_core::endpoint::EndpointConfig;
 use yazses_core::frame::{FRAME_SAMPLES, SAMPLE_RATE_HZ};
@@ -16,6 +21,9 @@ pub(crate) const MAX_FRAMES: usize = 3000;
 /// The earliest a window is cut when it must be cut, in frames: 20 s, so windows stay
 /// long enough for whisper to see context.
 pub(crate) const MIN_FRAMES: usize = 2000;
+/// How often the rest of a window that cannot wait for more audio is handed out again,
+/// at most.
+const MAX_REST_TRIES: usize = 2;
 /// Silence this long (frames) ends a window early, and is split off before a window's
 /// first speech: whisper fed seconds of silence writes things like "[no audio]", and
 /// skipped silence costs nothing.
@@ -39,9 +47,45 @@ pub(crate) struct Window {
     pub samples: Vec<i16>,
     /// Where in the window (in 10 ms frames) each run of speech the detector heard lies.
     pub runs: Vec<std::ops::Range<usize>>,
+    /// The detector's verdict on each whole frame, kept for a rest that goes back.
+    heard: Vec<Heard>,
+}
+
+/// What the caller made of a window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Taken {
+    /// All of it: go on with the next.
+    All,
+    /// The frames before this one; the rest is wanted again, with what follows it.
+    Upto(usize),
+    /// No more windows are wanted.
+    Stop,
 }
 
 impl Window {
+    fn new(start: u64, samples: Vec<i16>, heard: Vec<Heard>) -> Window {
+        Window {
+            start,
+            samples,
+            runs: speech_runs(&heard),
+            heard,
+        }
+    }
+
+    /// Its whole frames from `frame` on (and a partial frame at its end, if any).
+    fn rest(&self, frame: usize) -> Window {
+        Window::new(
+            self.start + (frame * FRAME_SAMPLES) as u64,
+            self.samples[frame * FRAME_SAMPLES..].to_vec(),
+            self.heard[frame..].to_vec(),
+        )
+    }
+
+    /// Its length in whole frames.
+    pub fn frames(&self) -> usize {
+        self.heard.len()
+    }
+
     /// Its start in milliseconds of the audio's own clock.
     pub fn start_ms(&self) -> u64 {
         self.start * 1000 / u64::from(SAMPLE_RATE_HZ)
@@ -69,7 +113,7 @@ impl Window {
 }
 
 /// What the detector made of one frame.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Heard {
     speech: bool,
     level: Level,
@@ -109,12 +153,12 @@ impl Windower {
         }
     }
 
-    /// Takes more audio; each window it completes goes to `emit`, which answers whether to
-    /// go on. Returns `false` once `emit` has said stop.
-    pub fn push(&mut self, mut samples: &[i16], emit: &mut impl FnMut(Window) -> bool) -> bool {
+    /// Takes more audio; each window it completes goes to `emit`, which says how much of
+    /// it it took. Returns `false` once `emit` has said stop.
+    pub fn push(&mut self, mut samples: &[i16], emit: &mut impl FnMut(&Window) -> Taken) -> bool {
         while !samples.is_empty() {
             // Take no more than fills the window, so the buffer never outgrows 30 s.
-            let room = MAX_FRAMES * FRAME_SAMPLES - self.samples.len();
+            let room = (MAX_FRAMES * FRAME_SAMPLES).saturating_sub(self.samples.len());
             let (now, later) = samples.split_at(room.min(samples.len()));
             self.samples.extend_from_slice(now);
             samples = later;
@@ -133,7 +177,7 @@ impl Windower {
                     // The speaker stopped for a while: the words so far make a window of
                     // their own, ending a little into the silence.
                     let cut = self.frames.len() - LEAD_SILENCE_FRAMES + LEAD_MARGIN_FRAMES;
-                    if !emit(self.take(cut)) {
+                    if !self.hand_out(cut, false, emit) {
                         return false;
                     }
                 }
@@ -142,14 +186,17 @@ impl Windower {
                     // A long silence before the first speech goes out on its own (and is
                     // skipped), so the window starts just before the words.
                     let first = self.frames.len() - 1;
-                    if first > LEAD_SILENCE_FRAMES && !emit(self.take(first - LEAD_MARGIN_FRAMES)) {
+                    if first > LEAD_SILENCE_FRAMES
+                        && !self.hand_out(first - LEAD_MARGIN_FRAMES, false, emit)
+                    {
                         return false;
                     }
                 }
             }
-            if self.frames.len() == MAX_FRAMES {
-                let cut = cut_at(&self.frames);
-                if !emit(self.take(cut)) {
+            // A rest put back in front can make the buffer longer than a window.
+            while self.frames.len() >= MAX_FRAMES {
+                let cut = cut_at(&self.frames[..MAX_FRAMES]);
+                if !self.hand_out(cut, true, emit) {
                     return false;
                 }
             }
@@ -157,27 +204,72 @@ impl Windower {
         true
     }
 
-    /// The rest of the stream as its last window, if any audio is left.
-    pub fn finish(mut self) -> Option<Window> {
-        (!self.samples.is_empty()).then(|| {
-            let frames = self.frames.len();
-            let mut w = self.take(frames);
-            // A partial frame the detector never saw rides along with the last window.
-            w.samples.append(&mut self.samples);
-            w
-        })
+    /// The rest of the stream as the last windows, if any audio is left; `false` if `emit`
+    /// said stop.
+    pub fn finish(mut self, emit: &mut impl FnMut(&Window) -> Taken) -> bool {
+        if self.samples.is_empty() {
+            return true;
+        }
+        let frames = self.frames.len();
+        // A partial frame the detector never saw rides along with the last window.
+        let mut w = self.take(frames);
+        w.samples.append(&mut self.samples);
+        self.hand_out_alone(w, emit)
+    }
+
+    /// Hands out the first `frames` frames. What `emit` leaves of a `full` window (cut
+    /// because the speaker went on) goes in front of the audio still to come; what it
+    /// leaves of a window cut at a long silence is handed out again on its own.
+    fn hand_out(
+        &mut self,
+        frames: usize,
+        full: bool,
+        emit: &mut impl FnMut(&Window) -> Taken,
+    ) -> bool {
+        let w = self.take(frames);
+        if !full {
+            return self.hand_out_alone(w, emit);
+        }
+        match emit(&w) {
+            Taken::All => true,
+            Taken::Stop => false,
+            Taken::Upto(frame) => {
+                self.put_back(&w, frame);
+                true
+            }
+        }
+    }
+
+    /// Hands out `w`, then what `emit` leaves of it, up to [`MAX_REST_TRIES`] times.
+    fn hand_out_alone(&mut self, mut w: Window, emit: &mut impl FnMut(&Window) -> Taken) -> bool {
+        for _ in 0..=MAX_REST_TRIES {
+            match emit(&w) {
+                Taken::All => return true,
+                Taken::Stop => return false,
+                Taken::Upto(frame) if frame == 0 || frame >= w.frames() => return true,
+                Taken::Upto(frame) => w = w.rest(frame),
+            }
+        }
+        true
+    }
+
+    /// Puts `w`'s frames from `frame` on back in front of the buffer.
+    fn put_back(&mut self, w: &Window, frame: usize) {
+        if frame == 0 || frame >= w.frames() {
+            return;
+        }
+        let rest = w.rest(frame);
+        self.start = rest.start;
+        self.samples.splice(0..0, rest.samples);
+        self.frames.splice(0..0, rest.heard);
+        self.heard_any = self.frames.iter().any(|f| f.speech);
     }
 
     /// The first `frames` frames as a window; the rest stays for the next one.
     fn take(&mut self, frames: usize) -> Window {
-        let runs = speech_runs(&self.frames[..frames]);
         let samples: Vec<i16> = self.samples.drain(..frames * FRAME_SAMPLES).collect();
-        self.frames.drain(..frames);
-        let w = Window {
-            start: self.start,
-            samples,
-            runs,
-        };
+        let heard: Vec<Heard> = self.frames.drain(..frames).collect();
+        let w = Window::new(self.start, samples, heard);
         self.start += w.samples.len() as u64;
         self.heard_any = self.frames.iter().any(|f| f.speech);
         w
@@ -273,17 +365,30 @@ mod tests {
         vec![0; (secs * SECOND as f32) as usize]
     }
 
-    /// Runs `audio` through a windower in pieces of `piece` samples.
+    /// Runs `audio` through a windower in pieces of `piece` samples, taking all of every
+    /// window.
     fn windows(audio: &[i16], piece: usize) -> Vec<Window> {
+        taking(audio, piece, |_, _| Taken::All)
+    }
+
+    /// Runs `audio` through a windower in pieces of `piece` samples; `take` says how much
+    /// of the n-th window handed out is taken.
+    fn taking(
+        audio: &[i16],
+        piece: usize,
+        mut take: impl FnMut(usize, &Window) -> Taken,
+    ) -> Vec<Window> {
         let mut w = Windower::new();
         let mut out = Vec::new();
+        let mut emit = |win: &Window| {
+            let taken = take(out.len(), win);
+            out.push(win.clone());
+            taken
+        };
         for chunk in audio.chunks(piece) {
-            assert!(w.push(chunk, &mut |win| {
-                out.push(win);
-                true
-            }));
+            assert!(w.push(chunk, &mut emit));
         }
-        out.extend(w.finish());
+        assert!(w.finish(&mut emit));
         out
     }
 
@@ -393,7 +498,7 @@ mod tests {
         let mut seen = 0;
         let went_on = w.push(&audio, &mut |_| {
             seen += 1;
-            false
+            Taken::Stop
         });
         assert!(!went_on);
         assert_eq!(seen, 1);
@@ -449,5 +554,142 @@ mod tests {
         let first = &ws[0];
         assert!(first.speech_from(0));
         assert!(!first.speech_from(first.samples.len()), "{:?}", first.runs);
+    }
+
+    /// The samples each window's taker took, in order, for `takes` answers.
+    fn taken_parts(ws: &[Window], takes: &[Taken]) -> Vec<(u64, Vec<i16>)> {
+        ws.iter()
+            .zip(takes)
+            .map(|(w, t)| match *t {
+                Taken::Upto(f) if f > 0 && f < w.frames() => {
+                    (w.start, w.samples[..f * FRAME_SAMPLES].to_vec())
+                }
+                _ => (w.start, w.samples.clone()),
+            })
+            .collect()
+    }
+
+    /// Speech for `secs` seconds with a pause of 1 s every 15 s: the speaker never stops
+    /// long enough to end a window early.
+    fn talk(secs: usize) -> Vec<i16> {
+        let mut audio = Vec::new();
+        while audio.len() < secs * SECOND {
+            audio.extend(voice(14.0));
+            audio.extend(silence(1.0));
+        }
+        audio.truncate(secs * SECOND);
+        audio
+    }
+
+    #[test]
+    fn the_rest_of_a_full_window_goes_in_front_of_the_next() {
+        let audio = talk(64);
+        let mut takes = Vec::new();
+        let ws = taking(&audio, 3000, |n, w| {
+            // The first window is taken up to 12 s, as whisper does when it stops early.
+            let t = if n == 0 {
+                Taken::Upto(1200)
+            } else {
+                Taken::All
+            };
+            assert!(w.samples.len() <= 30 * SECOND);
+            takes.push(t);
+            t
+        });
+        assert!(ws[0].end_ms() > 20_000, "{:?}", bounds_s(&ws));
+        assert_eq!(ws[1].start_ms(), 12_000, "{:?}", bounds_s(&ws));
+        // The rest and what followed it make a full window again, cut in a breath.
+        assert!(ws[1].end_ms() > 32_000, "{:?}", bounds_s(&ws));
+        let joined: Vec<i16> = taken_parts(&ws, &takes)
+            .into_iter()
+            .flat_map(|(_, s)| s)
+            .collect();
+        assert_eq!(joined, audio);
+    }
+
+    #[test]
+    fn the_rest_of_a_window_before_a_long_silence_is_handed_out_again_on_its_own() {
+        let mut audio = voice(8.0);
+        audio.extend(silence(12.0));
+        audio.extend(voice(5.0));
+        let mut takes = Vec::new();
+        let ws = taking(&audio, 16_000, |n, _| {
+            let t = if n == 0 { Taken::Upto(300) } else { Taken::All };
+            takes.push(t);
+            t
+        });
+        // The rest (3 s to the window's end, half a second into the silence) comes again
+        // before the silence's own window.
+        assert_eq!(ws[1].start_ms(), 3_000);
+        assert_eq!(ws[1].end_ms(), ws[0].end_ms());
+        assert!(!ws[2].speech(), "{:?}", bounds_s(&ws));
+        let joined: Vec<i16> = taken_parts(&ws, &takes)
+            .into_iter()
+            .flat_map(|(_, s)| s)
+            .collect();
+        assert_eq!(joined, audio);
+    }
+
+    #[test]
+    fn a_rest_that_is_never_taken_is_handed_out_again_at_most_twice() {
+        let mut audio = voice(8.0);
+        audio.extend(silence(1.0));
+        let ws = taking(&audio, 16_000, |_, _| Taken::Upto(100));
+        assert_eq!(
+            ws.iter().map(Window::start_ms).collect::<Vec<_>>(),
+            [0, 1_000, 2_000]
+        );
+        // Nothing taken and everything taken end a window at once.
+        assert_eq!(taking(&audio, 16_000, |_, _| Taken::Upto(0)).len(), 1);
+        assert_eq!(
+            taking(&audio, 16_000, |_, w| Taken::Upto(w.frames())).len(),
+            1
+        );
+    }
+
+    #[test]
+    fn whatever_the_taker_leaves_every_sample_is_taken_once_in_order() {
+        let mut audio = talk(40);
+        audio.extend(silence(3.0));
+        audio.extend(talk(70));
+        audio.extend(silence(0.4));
+        audio.push(7);
+        for seed in 1..=20u64 {
+            let mut rng = seed;
+            let mut takes = Vec::new();
+            let ws = taking(&audio, 1 + (seed as usize * 997) % 20_000, |_, w| {
+                rng = rng
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let t = if (rng >> 60) < 6 {
+                    Taken::Upto((rng >> 20) as usize % (w.frames() + 1))
+                } else {
+                    Taken::All
+                };
+                assert!(w.samples.len() <= 30 * SECOND + FRAME_SAMPLES);
+                takes.push(t);
+                t
+            });
+            // A rest handed out again on its own and not taken after MAX_REST_TRIES is
+            // dropped; otherwise the parts follow each other without gap or overlap.
+            let parts = taken_parts(&ws, &takes);
+            let mut at = 0u64;
+            let mut dropped = 0;
+            for (i, (start, samples)) in parts.iter().enumerate() {
+                assert!(*start >= at, "seed {seed}: {start} before {at}");
+                if *start > at {
+                    let left = ws[i - 1].frames() * FRAME_SAMPLES;
+                    assert!(
+                        matches!(takes[i - 1], Taken::Upto(f) if f > 0 && f * FRAME_SAMPLES < left),
+                        "seed {seed}: a gap at {at} after a window taken whole"
+                    );
+                    dropped += 1;
+                }
+                assert_eq!(audio[*start as usize..][..samples.len()], samples[..]);
+                at = *start + samples.len() as u64;
+            }
+            assert!(dropped <= 3, "seed {seed}: {dropped} rests dropped");
+            assert!(at <= audio.len() as u64);
+        }
     }
 }
