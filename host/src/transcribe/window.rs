@@ -569,6 +569,26 @@ mod tests {
             .collect()
     }
 
+    /// The windows of `audio` when the first is taken up to frame `upto` and every other
+    /// whole, and the samples taken, joined in order.
+    fn first_taken_upto(audio: &[i16], piece: usize, upto: usize) -> (Vec<Window>, Vec<i16>) {
+        let mut takes = Vec::new();
+        let ws = taking(audio, piece, |n, _| {
+            let t = if n == 0 {
+                Taken::Upto(upto)
+            } else {
+                Taken::All
+            };
+            takes.push(t);
+            t
+        });
+        let joined = taken_parts(&ws, &takes)
+            .into_iter()
+            .flat_map(|(_, s)| s)
+            .collect();
+        (ws, joined)
+    }
+
     /// Speech for `secs` seconds with a pause of 1 s every 15 s: the speaker never stops
     /// long enough to end a window early.
     fn talk(secs: usize) -> Vec<i16> {
@@ -584,26 +604,13 @@ mod tests {
     #[test]
     fn the_rest_of_a_full_window_goes_in_front_of_the_next() {
         let audio = talk(64);
-        let mut takes = Vec::new();
-        let ws = taking(&audio, 3000, |n, w| {
-            // The first window is taken up to 12 s, as whisper does when it stops early.
-            let t = if n == 0 {
-                Taken::Upto(1200)
-            } else {
-                Taken::All
-            };
-            assert!(w.samples.len() <= 30 * SECOND);
-            takes.push(t);
-            t
-        });
+        // The first window is taken up to 12 s, as whisper does when it stops early.
+        let (ws, joined) = first_taken_upto(&audio, 3000, 1200);
         assert!(ws[0].end_ms() > 20_000, "{:?}", bounds_s(&ws));
         assert_eq!(ws[1].start_ms(), 12_000, "{:?}", bounds_s(&ws));
         // The rest and what followed it make a full window again, cut in a breath.
         assert!(ws[1].end_ms() > 32_000, "{:?}", bounds_s(&ws));
-        let joined: Vec<i16> = taken_parts(&ws, &takes)
-            .into_iter()
-            .flat_map(|(_, s)| s)
-            .collect();
+        assert!(ws.iter().all(|w| w.samples.len() <= 30 * SECOND));
         assert_eq!(joined, audio);
     }
 
@@ -612,21 +619,12 @@ mod tests {
         let mut audio = voice(8.0);
         audio.extend(silence(12.0));
         audio.extend(voice(5.0));
-        let mut takes = Vec::new();
-        let ws = taking(&audio, 16_000, |n, _| {
-            let t = if n == 0 { Taken::Upto(300) } else { Taken::All };
-            takes.push(t);
-            t
-        });
+        let (ws, joined) = first_taken_upto(&audio, 16_000, 300);
         // The rest (3 s to the window's end, half a second into the silence) comes again
         // before the silence's own window.
         assert_eq!(ws[1].start_ms(), 3_000);
         assert_eq!(ws[1].end_ms(), ws[0].end_ms());
         assert!(!ws[2].speech(), "{:?}", bounds_s(&ws));
-        let joined: Vec<i16> = taken_parts(&ws, &takes)
-            .into_iter()
-            .flat_map(|(_, s)| s)
-            .collect();
         assert_eq!(joined, audio);
     }
 
