@@ -9,7 +9,10 @@
 //! The caller may take only the front of a window ([`Taken::Upto`]), as whisper.cpp's own
 //! 30 s steps go on from the last timestamp whisper wrote rather than from the step's end:
 //! the rest of a full window goes in front of the next one, and the rest of a window cut
-//! at a long silence (or the last) is handed out again on its own.
+//! at a long silence (or the last) is handed out again on its own. A full window also
+//! carries the audio after its cut, up to 30 s from its start ([`Window::ahead`]): whisper
+//! reads on into it as it would in one 30 s step of the whole file, and the caller may take
+//! past the cut, up to where whisper's last trusted segment ends.
 
 use yazses_core::endpoint::EndpointConfig;
 use yazses_core::frame::{FRAME_SAMPLES, SAMPLE_RATE_HZ};
@@ -47,6 +50,12 @@ pub(crate) struct Window {
     pub samples: Vec<i16>,
     /// Where in the window (in 10 ms frames) each run of speech the detector heard lies.
     pub runs: Vec<std::ops::Range<usize>>,
+    /// The audio that follows it in the stream, up to 30 s from its start, where the
+    /// window was cut only because it was full: whisper reads on into it rather than into
+    /// zeros (a window padded with a second of zeros made base end after its first
+    /// sentence and skip the rest), and may take more than the window ([`Taken::Upto`]
+    /// past its end). Empty where the window ends at a long silence or the stream's end.
+    pub ahead: Vec<i16>,
     /// The detector's verdict on each whole frame, kept for a rest that goes back.
     heard: Vec<Heard>,
 }
@@ -56,7 +65,8 @@ pub(crate) struct Window {
 pub(crate) enum Taken {
     /// All of it: go on with the next.
     All,
-    /// The frames before this one; the rest is wanted again, with what follows it.
+    /// The frames before this one; the rest is wanted again, with what follows it. Past
+    /// the window's end (into [`Window::ahead`]), the audio up to there is taken too.
     Upto(usize),
     /// No more windows are wanted.
     Stop,
@@ -68,6 +78,7 @@ impl Window {
             start,
             samples,
             runs: speech_runs(&heard),
+            ahead: Vec::new(),
             heard,
         }
     }
@@ -226,18 +237,33 @@ impl Windower {
         full: bool,
         emit: &mut impl FnMut(&Window) -> Taken,
     ) -> bool {
-        let w = self.take(frames);
+        let mut w = self.take(frames);
         if !full {
             return self.hand_out_alone(w, emit);
         }
+        w.ahead
+            .extend_from_slice(&self.samples[..self.frames.len() * FRAME_SAMPLES]);
         match emit(&w) {
             Taken::All => true,
             Taken::Stop => false,
+            Taken::Upto(frame) if frame > w.frames() => {
+                self.skip(frame - w.frames());
+                true
+            }
             Taken::Upto(frame) => {
                 self.put_back(&w, frame);
                 true
             }
         }
+    }
+
+    /// Drops the buffer's first `frames` frames (taken as a window's read-ahead).
+    fn skip(&mut self, frames: usize) {
+        let frames = frames.min(self.frames.len());
+        self.samples.drain(..frames * FRAME_SAMPLES);
+        self.frames.drain(..frames);
+        self.start += (frames * FRAME_SAMPLES) as u64;
+        self.heard_any = self.frames.iter().any(|f| f.speech);
     }
 
     /// Hands out `w`, then what `emit` leaves of it, up to [`MAX_REST_TRIES`] times.
@@ -564,6 +590,10 @@ mod tests {
                 Taken::Upto(f) if f > 0 && f < w.frames() => {
                     (w.start, w.samples[..f * FRAME_SAMPLES].to_vec())
                 }
+                Taken::Upto(f) if f > w.frames() => {
+                    let ahead = ((f - w.frames()) * FRAME_SAMPLES).min(w.ahead.len());
+                    (w.start, [&w.samples[..], &w.ahead[..ahead]].concat())
+                }
                 _ => (w.start, w.samples.clone()),
             })
             .collect()
@@ -614,6 +644,38 @@ mod tests {
         assert_eq!(joined, audio);
     }
 
+    /// 45 s of speech with one pause, of 1 s at 21 s: the first window is cut there.
+    fn one_breath_at_21_s() -> Vec<i16> {
+        let mut audio = voice(21.0);
+        audio.extend(silence(1.0));
+        audio.extend(voice(23.0));
+        audio
+    }
+
+    #[test]
+    fn a_full_window_reads_ahead_to_thirty_seconds_and_one_cut_at_a_silence_does_not() {
+        let audio = one_breath_at_21_s();
+        let ws = windows(&audio, 3000);
+        let first = &ws[0];
+        assert!(first.end_ms() < 22_000, "{:?}", bounds_s(&ws));
+        assert_eq!(first.samples.len() + first.ahead.len(), 30 * SECOND);
+        assert_eq!(first.ahead[..], audio[first.samples.len()..30 * SECOND]);
+        let mut paused = voice(8.0);
+        paused.extend(silence(12.0));
+        paused.extend(voice(5.0));
+        assert!(windows(&paused, 16_000).iter().all(|w| w.ahead.is_empty()));
+    }
+
+    #[test]
+    fn a_window_taken_past_its_cut_takes_the_audio_read_ahead_too() {
+        let audio = one_breath_at_21_s();
+        // whisper read on to 29 s, past the cut in the pause at 21 s.
+        let (ws, joined) = first_taken_upto(&audio, 3000, 2900);
+        assert!(ws[0].end_ms() < 22_000, "{:?}", bounds_s(&ws));
+        assert_eq!(ws[1].start_ms(), 29_000, "{:?}", bounds_s(&ws));
+        assert_eq!(joined, audio);
+    }
+
     #[test]
     fn the_rest_of_a_window_before_a_long_silence_is_handed_out_again_on_its_own() {
         let mut audio = voice(8.0);
@@ -660,7 +722,8 @@ mod tests {
                     .wrapping_mul(6364136223846793005)
                     .wrapping_add(1442695040888963407);
                 let t = if (rng >> 60) < 6 {
-                    Taken::Upto((rng >> 20) as usize % (w.frames() + 1))
+                    let ahead = w.ahead.len() / FRAME_SAMPLES;
+                    Taken::Upto((rng >> 20) as usize % (w.frames() + ahead + 1))
                 } else {
                     Taken::All
                 };
