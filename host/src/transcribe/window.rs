@@ -83,13 +83,17 @@ impl Window {
         }
     }
 
-    /// Its whole frames from `frame` on (and a partial frame at its end, if any).
-    fn rest(&self, frame: usize) -> Window {
-        Window::new(
-            self.start + (frame * FRAME_SAMPLES) as u64,
-            self.samples[frame * FRAME_SAMPLES..].to_vec(),
-            self.heard[frame..].to_vec(),
-        )
+    /// What a caller that took it up to `frame` left: its whole frames from there on (and
+    /// a partial frame at its end, if any). None when that is nothing or everything (a
+    /// caller that took no frame took all there was to take).
+    fn rest_from(&self, frame: usize) -> Option<Window> {
+        (frame > 0 && frame < self.frames()).then(|| {
+            Window::new(
+                self.start + (frame * FRAME_SAMPLES) as u64,
+                self.samples[frame * FRAME_SAMPLES..].to_vec(),
+                self.heard[frame..].to_vec(),
+            )
+        })
     }
 
     /// Its length in whole frames.
@@ -225,7 +229,7 @@ impl Windower {
         // A partial frame the detector never saw rides along with the last window.
         let mut w = self.take(frames);
         w.samples.append(&mut self.samples);
-        self.hand_out_alone(w, emit)
+        hand_out_alone(w, emit)
     }
 
     /// Hands out the first `frames` frames. What `emit` leaves of a `full` window (cut
@@ -239,7 +243,7 @@ impl Windower {
     ) -> bool {
         let mut w = self.take(frames);
         if !full {
-            return self.hand_out_alone(w, emit);
+            return hand_out_alone(w, emit);
         }
         w.ahead
             .extend_from_slice(&self.samples[..self.frames.len() * FRAME_SAMPLES]);
@@ -266,25 +270,11 @@ impl Windower {
         self.heard_any = self.frames.iter().any(|f| f.speech);
     }
 
-    /// Hands out `w`, then what `emit` leaves of it, up to [`MAX_REST_TRIES`] times.
-    fn hand_out_alone(&mut self, mut w: Window, emit: &mut impl FnMut(&Window) -> Taken) -> bool {
-        for _ in 0..=MAX_REST_TRIES {
-            match emit(&w) {
-                Taken::All => return true,
-                Taken::Stop => return false,
-                Taken::Upto(frame) if frame == 0 || frame >= w.frames() => return true,
-                Taken::Upto(frame) => w = w.rest(frame),
-            }
-        }
-        true
-    }
-
     /// Puts `w`'s frames from `frame` on back in front of the buffer.
     fn put_back(&mut self, w: &Window, frame: usize) {
-        if frame == 0 || frame >= w.frames() {
+        let Some(rest) = w.rest_from(frame) else {
             return;
-        }
-        let rest = w.rest(frame);
+        };
         self.start = rest.start;
         self.samples.splice(0..0, rest.samples);
         self.frames.splice(0..0, rest.heard);
@@ -300,6 +290,22 @@ impl Windower {
         self.heard_any = self.frames.iter().any(|f| f.speech);
         w
     }
+}
+
+/// Hands out `w`, then what `emit` leaves of it, up to [`MAX_REST_TRIES`] times; `false`
+/// if `emit` said stop.
+fn hand_out_alone(mut w: Window, emit: &mut impl FnMut(&Window) -> Taken) -> bool {
+    for _ in 0..=MAX_REST_TRIES {
+        match emit(&w) {
+            Taken::All => return true,
+            Taken::Stop => return false,
+            Taken::Upto(frame) => match w.rest_from(frame) {
+                Some(rest) => w = rest,
+                None => return true,
+            },
+        }
+    }
+    true
 }
 
 /// Where to cut a full window, in frames from its start: in the latest pause of at least
