@@ -212,9 +212,10 @@ impl Run<'_> {
         }
         if step.reached > w.samples.len() || step.dropped {
             // whisper read on past the cut into the audio after it, or its last words
-            // may be cut in two: up to there is done, the rest goes again.
+            // may be cut in two: up to there is done (the next window starts in the
+            // pause before the words after it), the rest goes again.
             self.keep(step);
-            return Ok(Taken::Upto(frame));
+            return Ok(Taken::Upto(w.settle(frame)));
         }
         let tail = w.samples.len().saturating_sub(step.reached);
         let rest_heard = w.speech_from(step.reached);

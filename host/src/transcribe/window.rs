@@ -37,6 +37,9 @@ const LEAD_MARGIN_FRAMES: usize = 50;
 /// A pause at least this long (frames) is a clear place to cut: the detector's hangover
 /// already ran out inside it, so its middle is well clear of the words on either side.
 const CLEAR_PAUSE_FRAMES: usize = 20;
+/// How far before a reading's end (frames) [`Window::settle`] looks for the pause it fell
+/// short of: whisper's timestamps run up to a tenth of a second into the next word.
+const SETTLE_BACK_FRAMES: usize = 10;
 /// Where the quietest frame is looked for when a window holds no pause at all: its last
 /// 5 s.
 const QUIET_SEARCH_FRAMES: usize = 500;
@@ -58,6 +61,8 @@ pub(crate) struct Window {
     pub ahead: Vec<i16>,
     /// The detector's verdict on each whole frame, kept for a rest that goes back.
     heard: Vec<Heard>,
+    /// The detector's verdict on each frame of `ahead`.
+    ahead_heard: Vec<Heard>,
 }
 
 /// What the caller made of a window.
@@ -80,6 +85,7 @@ impl Window {
             runs: speech_runs(&heard),
             ahead: Vec::new(),
             heard,
+            ahead_heard: Vec::new(),
         }
     }
 
@@ -94,6 +100,38 @@ impl Window {
                 self.heard[frame..].to_vec(),
             )
         })
+    }
+
+    /// Where a caller whose reading ended at `frame` (from the window's start, on into
+    /// [`Window::ahead`]) had best take up to, so the audio after it starts in a pause, as
+    /// a window cut by the windower does: whisper's last timestamp often falls right on
+    /// the next word's first sound, and a window that starts there reads it worse (base
+    /// heard "make up the database" for "back up"). Inside a pause the detector heard at
+    /// `frame`, or ending in the [`SETTLE_BACK_FRAMES`] before it: where the windower
+    /// would cut in that pause ([`in_pause`]), if not after `frame`. In speech: `frame`.
+    pub fn settle(&self, frame: usize) -> usize {
+        let at = |i: usize| {
+            self.heard
+                .get(i)
+                .or_else(|| self.ahead_heard.get(i.checked_sub(self.heard.len())?))
+        };
+        let quiet = |i: usize| at(i).is_some_and(|h| !h.speech);
+        let level = |i: usize| at(i).map_or(Level(0), |h| h.level);
+        let Some(inside) = (frame.saturating_sub(SETTLE_BACK_FRAMES)..=frame)
+            .rev()
+            .find(|&i| quiet(i))
+        else {
+            return frame;
+        };
+        let mut start = inside;
+        while start > 0 && quiet(start - 1) {
+            start -= 1;
+        }
+        let mut end = inside + 1;
+        while quiet(end) {
+            end += 1;
+        }
+        in_pause(start, end - start, level).min(frame)
     }
 
     /// Its length in whole frames.
@@ -247,6 +285,7 @@ impl Windower {
         }
         w.ahead
             .extend_from_slice(&self.samples[..self.frames.len() * FRAME_SAMPLES]);
+        w.ahead_heard.extend_from_slice(&self.frames);
         match emit(&w) {
             Taken::All => true,
             Taken::Stop => false,
@@ -313,9 +352,7 @@ fn hand_out_alone(mut w: Window, emit: &mut impl FnMut(&Window) -> Taken) -> boo
 /// one whisper encoder run), else in the longest shorter pause there, else just after the
 /// quietest frame of the last [`QUIET_SEARCH_FRAMES`].
 ///
-/// Within a pause the cut goes at its quietest frame in the pause's first half: the
-/// detector calls speech over late (its hangover) and starts it late (its onset), so the
-/// end of a pause it reports runs into the next word, while its first half is silence.
+/// Within a pause the cut goes where [`in_pause`] says.
 fn cut_at(frames: &[Heard]) -> usize {
     let mut latest_clear = None;
     let mut longest: Option<(usize, usize)> = None; // (length, start)
@@ -338,9 +375,7 @@ fn cut_at(frames: &[Heard]) -> usize {
         }
     }
     if let Some((len, start)) = latest_clear.or(longest) {
-        let first_half = start..start + len.div_ceil(2);
-        let quietest = first_half.min_by_key(|&i| frames[i].level).unwrap_or(start);
-        return quietest.max(1);
+        return in_pause(start, len, |i| frames[i].level).max(1);
     }
     let from = frames.len() - QUIET_SEARCH_FRAMES;
     let quietest = (from..frames.len())
@@ -349,6 +384,16 @@ fn cut_at(frames: &[Heard]) -> usize {
         .unwrap_or(frames.len() - 1);
     // Cut after the quietest frame, so it ends this window.
     quietest + 1
+}
+
+/// Where to cut in the pause of `len` frames from frame `start`: at its quietest frame in
+/// its first half. The detector calls speech over late (its hangover) and starts it late
+/// (its onset), so the end of a pause it reports runs into the next word, while its first
+/// half is silence.
+fn in_pause(start: usize, len: usize, level: impl Fn(usize) -> Level) -> usize {
+    (start..start + len.div_ceil(2))
+        .min_by_key(|&i| level(i))
+        .unwrap_or(start)
 }
 
 /// The runs of speech frames in `frames`.
@@ -670,6 +715,31 @@ mod tests {
         paused.extend(silence(12.0));
         paused.extend(voice(5.0));
         assert!(windows(&paused, 16_000).iter().all(|w| w.ahead.is_empty()));
+    }
+
+    #[test]
+    fn a_reading_that_ends_at_or_just_after_a_pause_settles_where_the_windower_would_cut() {
+        // 25 s of window and 5 s read ahead; pauses at 21-22 s (quietest at 21.1 s) and,
+        // read ahead, at 27-27.6 s (quietest at 27.1 s).
+        let verdict = |i: usize| Heard {
+            speech: !((2100..2200).contains(&i) || (2700..2760).contains(&i)),
+            level: Level(match i {
+                2110 | 2710 => 40,
+                _ => 1000,
+            }),
+        };
+        let mut w = Window::new(
+            0,
+            vec![0; 2500 * FRAME_SAMPLES],
+            (0..2500).map(verdict).collect(),
+        );
+        w.ahead = vec![0; 500 * FRAME_SAMPLES];
+        w.ahead_heard = (2500..3000).map(verdict).collect();
+        assert_eq!(w.settle(2180), 2110, "inside the pause");
+        assert_eq!(w.settle(2205), 2110, "just into the next word");
+        assert_eq!(w.settle(2300), 2300, "in speech, far from a pause");
+        assert_eq!(w.settle(2750), 2710, "in a pause read ahead");
+        assert_eq!(w.settle(2705), 2705, "never later than the reading's end");
     }
 
     #[test]
