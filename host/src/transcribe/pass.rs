@@ -240,7 +240,7 @@ impl Run<'_> {
 
     /// Adds a step's words to the transcript and makes them the next prompt.
     fn keep(&mut self, step: Step) {
-        self.segments.extend(step.segments);
+        append_in_order(&mut self.segments, step.segments);
         self.prompt = step.prompt;
     }
 
@@ -362,6 +362,19 @@ impl Run<'_> {
             }
         }
         Ok(step)
+    }
+}
+
+/// Adds a window's segments after those kept so far, none starting before the last one
+/// ends: a window that starts back in a pause ([`Window::settle`]) gets its first
+/// timestamp there, while whisper had ended the segment before later in the same pause.
+fn append_in_order(kept: &mut Vec<Segment>, new: Vec<Segment>) {
+    for mut s in new {
+        if let Some(last) = kept.last() {
+            s.start_ms = s.start_ms.max(last.end_ms);
+            s.end_ms = s.end_ms.max(s.start_ms);
+        }
+        kept.push(s);
     }
 }
 
@@ -564,7 +577,29 @@ fn without_annotations(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{Piece, drop_edge, without_annotations, without_repeats};
+    use super::{Piece, Segment, append_in_order, drop_edge, without_annotations, without_repeats};
+
+    #[test]
+    fn a_window_that_starts_back_in_a_pause_does_not_overlap_the_words_before() {
+        let seg = |start_ms, end_ms| Segment {
+            start_ms,
+            end_ms,
+            text: "x".into(),
+        };
+        let mut kept = vec![seg(0, 4_000), seg(4_000, 28_500)];
+        // The next window starts at 27.66 s, whisper's first timestamp 0.00.
+        append_in_order(&mut kept, vec![seg(27_660, 28_200), seg(28_200, 31_000)]);
+        let spans: Vec<_> = kept.iter().map(|s| (s.start_ms, s.end_ms)).collect();
+        assert_eq!(
+            spans,
+            [
+                (0, 4_000),
+                (4_000, 28_500),
+                (28_500, 28_500),
+                (28_500, 31_000)
+            ]
+        );
+    }
 
     fn pieces(spans: &[(u64, u64)]) -> Vec<Piece> {
         spans
