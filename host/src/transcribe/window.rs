@@ -302,11 +302,7 @@ impl Windower {
 
     /// Drops the buffer's first `frames` frames (taken as a window's read-ahead).
     fn skip(&mut self, frames: usize) {
-        let frames = frames.min(self.frames.len());
-        self.samples.drain(..frames * FRAME_SAMPLES);
-        self.frames.drain(..frames);
-        self.start += (frames * FRAME_SAMPLES) as u64;
-        self.heard_any = self.frames.iter().any(|f| f.speech);
+        self.take(frames.min(self.frames.len()));
     }
 
     /// Puts `w`'s frames from `frame` on back in front of the buffer.
