@@ -74,8 +74,12 @@ pub fn imported_model() -> &'static Path {
     static PATH: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     PATH.get_or_init(|| {
         let out = scratch().join(format!("ggml-tiny.en-{}.bin", std::process::id()));
-        yazses::model::import::import_dir(&env_path("YAZSES_TEST_CT2_DIR"), &out)
-            .expect("the test model imports");
+        yazses::model::import::import_dir(
+            &env_path("YAZSES_TEST_CT2_DIR"),
+            &out,
+            yazses::model::import::Weights::F16,
+        )
+        .expect("the test model imports");
         out
     })
 }

