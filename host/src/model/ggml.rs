@@ -106,7 +106,7 @@ pub fn write_tensor<W: Write>(
     values: &[f32],
 ) -> io::Result<()> {
     debug_assert_eq!(shape.iter().product::<usize>(), values.len());
-    if ty == TensorType::Q8_0 && !shape.last().is_some_and(|&n| n % Q8_0_BLOCK == 0) {
+    if ty == TensorType::Q8_0 && shape.last().is_none_or(|&n| n % Q8_0_BLOCK != 0) {
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
             format!("{name}: rows of {shape:?} do not hold whole q8_0 blocks of {Q8_0_BLOCK}"),
