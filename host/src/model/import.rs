@@ -103,9 +103,9 @@ pub enum Weights {
     /// Half floats: the layout, size and bytes of whisper.cpp's own f16 files.
     #[default]
     F16,
-    /// ggml's 8-bit blocks: about half the size, and faster on the CPU, since the matrix
-    /// products run on 8-bit integers. The faster-whisper models are int8 (one scale per
-    /// row) to begin with, so little is lost: 32 values share a scale here.
+    /// ggml's 8-bit blocks of 32 values with one scale each: about half the size, and
+    /// faster on the CPU, since the matrix products run on 8-bit integers. Finer than an
+    /// int8 CTranslate2 model (one scale per row), so such a model loses nothing more.
     Q8_0,
 }
 
