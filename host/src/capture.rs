@@ -110,6 +110,9 @@ pub struct Capture {
     turn: Option<Turn>,
     /// What the turn policy wants of its signals before the next frame.
     due: Step,
+    /// Where the speech ended before the pause whose signals were begun and not yet
+    /// judged.
+    reading: Option<u64>,
 }
 
 /// Why and when a capture stopped, and who decided.
@@ -153,6 +156,7 @@ impl Capture {
             keep_all,
             turn: None,
             due: Step::Listen,
+            reading: None,
         }
     }
 
@@ -177,15 +181,21 @@ impl Capture {
     /// Runs what the turn policy asked of `signals` after the last frame (begin reading,
     /// or judge); the stop, when the verdict ends the turn now.
     pub fn consult(&mut self, signals: &mut dyn Signals) -> Option<Stop> {
+        if self.reading.is_some() && self.reading != self.speech_end_ms() {
+            // The speaker went on before the check: that pause's read is not wanted.
+            self.abandon_reading(signals);
+        }
         loop {
             let due = std::mem::replace(&mut self.due, Step::Listen);
             let (end, now) = (self.speech_end_ms()?, self.frames * 10);
             match due {
                 Step::Begin => {
                     signals.begin(&self.kept);
+                    self.reading = Some(end);
                     self.turn.as_mut()?.begun(end);
                 }
                 Step::Check => {
+                    self.reading = None;
                     let judgement = signals.judge();
                     self.turn.as_mut()?.judged(end, now, judgement);
                 }
@@ -194,6 +204,17 @@ impl Capture {
             if let Some(stop) = self.turn_step() {
                 return Some(stop);
             }
+        }
+    }
+
+    /// Tells `signals` that the read begun for a pause will not be judged.
+    fn abandon_reading(&mut self, signals: &mut dyn Signals) {
+        if self.reading.take().is_some() {
+            tracing::debug!(
+                at_ms = self.frames * 10,
+                "an end-of-turn read was abandoned"
+            );
+            signals.abandon();
         }
     }
 
@@ -318,6 +339,9 @@ pub fn listen_with(
 ) -> Result<Utterance, CaptureError> {
     let stop = loop {
         if cancel.load(Ordering::Relaxed) {
+            if let Some(judge) = judge.as_mut() {
+                capture.abandon_reading(&mut **judge);
+            }
             return Err(CaptureError::Cancelled);
         }
         if release.is_some_and(|r| r.load(Ordering::Relaxed)) {
@@ -355,6 +379,9 @@ pub fn listen_with(
             break stop;
         }
     };
+    if let Some(judge) = judge.as_mut() {
+        capture.abandon_reading(&mut **judge);
+    }
     Ok(capture.finish(stop, source.link_stats()))
 }
 
@@ -509,5 +536,91 @@ pub(crate) mod tests {
         )
         .unwrap_err();
         assert!(matches!(err, CaptureError::Cancelled));
+    }
+
+    /// Signals that note what they are asked, and find every turn finished.
+    #[derive(Default)]
+    struct Noted(Vec<&'static str>);
+
+    impl Signals for Noted {
+        fn begin(&mut self, _: &[i16]) {
+            self.0.push("begin");
+        }
+        fn judge(&mut self) -> crate::turn::Judgement {
+            self.0.push("judge");
+            crate::turn::Judgement::of_words(crate::transcribe::Said {
+                text: "Ship it.".into(),
+                heard: true,
+            })
+        }
+        fn abandon(&mut self) {
+            self.0.push("abandon");
+        }
+    }
+
+    /// A quiet room (about -75 dBFS of noise): exact zeros hold the detector's voiced
+    /// tail for half a second longer than any microphone does.
+    fn room(ms: usize) -> Vec<i16> {
+        let mut x = 1u32;
+        (0..ms * 16)
+            .map(|_| {
+                x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+                (x >> 29) as i16 - 4
+            })
+            .collect()
+    }
+
+    fn noted_under_smart_turn(
+        audio: Vec<i16>,
+        endpoint: EndpointConfig,
+    ) -> (Vec<&'static str>, Utterance) {
+        let config = crate::turn::TurnConfig {
+            mode: crate::turn::TurnMode::Smart,
+            ..crate::turn::TurnConfig::default()
+        };
+        let turn = Turn::new(config, &endpoint);
+        let core = turn.core_endpoint(&endpoint);
+        let capture = Capture::new(yazses_core::vad::Vad::DEFAULT, core, false).with_turn(turn);
+        let mut src = FileSource::from_samples(audio, false);
+        let mut noted = Noted::default();
+        let u = listen_with(
+            &mut src,
+            capture,
+            &AtomicBool::new(false),
+            None,
+            Some(&mut noted),
+        )
+        .unwrap();
+        (noted.0, u)
+    }
+
+    #[test]
+    fn a_read_begun_for_a_pause_the_speaker_talks_through_is_abandoned_not_judged() {
+        // Speech, 200 ms of silence (a read begins at 100 ms; the check would be at 300),
+        // speech again, then silence: that pause is read and judged, and the turn ends.
+        let mut audio = room(500);
+        audio.extend(voice(1000));
+        audio.extend(room(200));
+        audio.extend(voice(1000));
+        audio.extend(room(2000));
+        let (noted, u) = noted_under_smart_turn(audio, EndpointConfig::default());
+        assert_eq!(noted, ["begin", "abandon", "begin", "judge"]);
+        assert_eq!(u.stopped_because, StoppedBecause::EndOfSpeech);
+    }
+
+    #[test]
+    fn a_read_under_way_when_the_capture_ends_is_abandoned() {
+        // The caller's time limit falls 200 ms into the pause after the voice: the read
+        // begun at 100 ms is never judged.
+        let mut audio = room(500);
+        audio.extend(voice(1000));
+        audio.extend(room(2000));
+        let endpoint = EndpointConfig {
+            timeout: Some(yazses_core::time::Duration::from_millis(1700)),
+            ..EndpointConfig::default()
+        };
+        let (noted, u) = noted_under_smart_turn(audio, endpoint);
+        assert_eq!(noted, ["begin", "abandon"]);
+        assert_eq!(u.stopped_because, StoppedBecause::Timeout);
     }
 }

@@ -225,6 +225,9 @@ pub trait Signals {
     fn begin(&mut self, kept: &[i16]);
     /// The judgement on what [`Signals::begin`] was last given; waits for it.
     fn judge(&mut self) -> Judgement;
+    /// The read last begun will not be judged: the speaker went on before its check, or
+    /// the capture ended. A read that costs stops early (by default nothing is done).
+    fn abandon(&mut self) {}
 }
 
 /// What to do after a frame.

@@ -3,6 +3,7 @@
 //! voice ([`Prosody`]), both together ([`Smart`]), or none ([`NoSignals`]).
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::{CHECK_PAD_SAMPLES, Judgement, Signals, mel, prosody};
 use crate::transcribe::{Options, Said, Transcriber};
@@ -47,7 +48,13 @@ pub struct Words<'a> {
     model: Loader<'a>,
     options: Options,
     reuse: bool,
-    pending: Option<std::thread::JoinHandle<Result<Said, String>>>,
+    pending: Option<Pending>,
+}
+
+/// A partial transcription under way, and the flag that stops it.
+struct Pending {
+    read: std::thread::JoinHandle<Result<Said, String>>,
+    stop: Arc<AtomicBool>,
 }
 
 impl<'a> Words<'a> {
@@ -72,21 +79,33 @@ impl<'a> Words<'a> {
 
 impl Signals for Words<'_> {
     fn begin(&mut self, kept: &[i16]) {
-        // A read for an earlier pause is waited out: two at once would halve each.
+        // A read for an earlier pause is stopped and waited out: two at once would halve
+        // each, and the speaker has gone on since.
+        self.abandon();
         if let Some(old) = self.pending.take() {
-            let _ = old.join();
+            let _ = old.read.join();
         }
         let model = self.model.get();
         let mut kept = kept.to_vec();
         kept.resize(kept.len() + CHECK_PAD_SAMPLES, 0);
-        let options = self.options.clone();
-        self.pending = Some(std::thread::spawn(move || {
-            model?.said(kept, &options).map_err(|e| e.to_string())
-        }));
+        let stop = Arc::new(AtomicBool::new(false));
+        let options = Options {
+            cancel: Some(stop.clone()),
+            ..self.options.clone()
+        };
+        let read =
+            std::thread::spawn(move || model?.said(kept, &options).map_err(|e| e.to_string()));
+        self.pending = Some(Pending { read, stop });
+    }
+
+    fn abandon(&mut self) {
+        if let Some(pending) = &self.pending {
+            pending.stop.store(true, Ordering::Relaxed);
+        }
     }
 
     fn judge(&mut self) -> Judgement {
-        let result = match self.pending.take().map(std::thread::JoinHandle::join) {
+        let result = match self.pending.take().map(|p| p.read.join()) {
             Some(Ok(result)) => result,
             Some(Err(_)) => Err("the partial transcription stopped unexpectedly".into()),
             None => Err("no partial transcription was begun".into()),
@@ -185,6 +204,11 @@ impl Signals for Smart<'_> {
         // The model first: it is the shorter of the two, and both run at once.
         self.prosody.begin(kept);
         self.words.begin(kept);
+    }
+
+    fn abandon(&mut self) {
+        // The voice's read is short; only the transcript is worth stopping.
+        self.words.abandon();
     }
 
     fn judge(&mut self) -> Judgement {
@@ -307,5 +331,52 @@ mod tests {
             (j.verdict, j.signal, j.probability),
             (Verdict::Finished, Signal::Words, None)
         );
+    }
+
+    /// A transcriber that works until it is told to stop, and counts the reads stopped.
+    struct UntilStopped(Arc<std::sync::atomic::AtomicUsize>);
+
+    impl Transcriber for UntilStopped {
+        fn said(
+            &self,
+            _: Vec<i16>,
+            options: &Options,
+        ) -> Result<Said, crate::transcribe::TranscribeError> {
+            let stop = options
+                .cancel
+                .clone()
+                .expect("a check's read can be stopped");
+            let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
+            while !stop.load(Ordering::Relaxed) {
+                assert!(
+                    std::time::Instant::now() < until,
+                    "the read was never stopped"
+                );
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+            self.0.fetch_add(1, Ordering::SeqCst);
+            Err(crate::transcribe::TranscribeError::Cancelled)
+        }
+    }
+
+    #[test]
+    fn an_abandoned_read_is_stopped_and_the_next_pause_does_not_wait_for_it_to_finish() {
+        let stopped = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let model: Arc<dyn Transcriber> = Arc::new(UntilStopped(stopped.clone()));
+        let mut words = Words::new(Loader::new(move || Ok(model)), Options::default());
+        words.begin(&[0; 1600]);
+        words.abandon();
+        // A second pause stops the read before it, even unabandoned, and waits it out.
+        words.begin(&[0; 1600]);
+        assert_eq!(stopped.load(Ordering::SeqCst), 1);
+        words.begin(&[0; 1600]);
+        assert_eq!(stopped.load(Ordering::SeqCst), 2);
+        words.abandon();
+        assert_eq!(
+            words.judge().verdict,
+            Verdict::Unsure,
+            "a stopped read decides nothing"
+        );
+        assert_eq!(stopped.load(Ordering::SeqCst), 3);
     }
 }
