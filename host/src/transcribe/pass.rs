@@ -174,7 +174,7 @@ impl Run<'_> {
         match self.transcribe(w) {
             Ok(taken) => {
                 let done_ms = match taken {
-                    Taken::Upto(frame) => w.start_ms() + frame as u64 * 10,
+                    Taken::Upto(frame) => w.frame_ms(frame),
                     _ => w.end_ms(),
                 };
                 self.reporter.report(done_ms, self.total_ms(), w.speech());
@@ -228,7 +228,7 @@ impl Run<'_> {
             return Ok(Taken::All);
         }
         tracing::debug!(
-            at_ms = w.start_ms() + frame as u64 * 10,
+            at_ms = w.frame_ms(frame),
             "whisper stopped before the end of a window with speech; the rest goes again"
         );
         Ok(Taken::Upto(frame))

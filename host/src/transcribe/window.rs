@@ -144,6 +144,12 @@ impl Window {
         self.start * 1000 / u64::from(SAMPLE_RATE_HZ)
     }
 
+    /// Where its 10 ms frame `frame` starts, in milliseconds of the audio's own clock
+    /// (past its end for a frame of the audio read ahead).
+    pub fn frame_ms(&self, frame: usize) -> u64 {
+        self.start_ms() + frame as u64 * 10
+    }
+
     /// Its end in milliseconds of the audio's own clock.
     pub fn end_ms(&self) -> u64 {
         (self.start + self.samples.len() as u64) * 1000 / u64::from(SAMPLE_RATE_HZ)
