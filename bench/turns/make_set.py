@@ -19,6 +19,11 @@ pause start and end) is measured on the clean clips: the first and last 10 ms fr
 within 40 dB of the clip's loudest.
 
     python3 bench/turns/make_set.py OUT_DIR        (needs espeak-ng and sox)
+    python3 bench/turns/make_set.py --held-out OUT_DIR
+
+`--held-out` makes a second set of the same kinds and sizes from other phrases, other
+voices, other babble and another seed, to check on turns they were not chosen on the
+choices made on the first (the thresholds, the word lists).
 
 Writes OUT_DIR/<name>.wav and OUT_DIR/index.json. Deterministic for a given espeak-ng.
 """
@@ -77,6 +82,53 @@ SENTENCES = [
     ("No, not today.", "Maybe tomorrow morning."),
     ("I checked the logs.", "Nothing looks wrong."),
 ]
+# The held-out set (`--held-out`): other phrases, voices, babble and seed, for checking
+# choices made on the set above (such as `prosody_threshold`) on turns they were not fit to.
+HELD_OUT_VOICES = ["en-gb-scotland", "en-us+m2", "en-029+f3", "en-gb-x-gbclan+m4"]
+HELD_OUT_FINISHED = [
+    "Deploy the fix to staging first.",
+    "The build takes about ten minutes.",
+    "Please rename the branch to main.",
+    "We should cache the results on disk.",
+    "Ask the designer for a darker theme.",
+    "That sounds fine to me.",
+    "Keep the old endpoint for one more month.",
+    "Write the summary in plain English.",
+]
+HELD_OUT_SHORT = ["Okay.", "Maybe later.", "The second one.", "Absolutely.", "Not really.", "Stop."]
+HELD_OUT_PAUSE = [
+    ("We need to talk to", "the security team first."),
+    ("I was thinking about the", "database migration."),
+    ("Can you move the", "button to the left?"),
+    ("My main worry is", "the memory usage."),
+    ("It would be better if", "we waited a week."),
+    ("Let's put it in", "the shared drive."),
+    ("The reason I ask is", "the deadline moved."),
+    ("I'm not sure, maybe", "we should ask Sam."),
+    ("We could also", "drop the old format."),
+    ("Hmm, well", "the tests look fine."),
+    ("Take the first and", "the third option."),
+    ("Make sure that the", "logs are rotated."),
+]
+HELD_OUT_BOUNDARY = [
+    ("Turn off the alerts", "until the upgrade is done."),
+    ("I like the blue one", "because it is easier to read."),
+    ("Send me the draft", "and I will review it tonight."),
+    ("Leave it as it is", "unless someone complains."),
+]
+HELD_OUT_SENTENCES = [
+    ("Yes, that works.", "Go ahead with it."),
+    ("The server is back.", "Everything looks normal."),
+    ("No, keep it.", "We still need it."),
+    ("I read the report.", "It looks good."),
+]
+HELD_OUT_BABBLE = [
+    "The train was late again this morning so I missed the first half of the meeting.",
+    "She told me the garden looks wonderful now that the roses are finally blooming.",
+    "We are planning a trip to the mountains as soon as the snow has melted away.",
+    "He spent the whole afternoon fixing the old bicycle in the garage downstairs.",
+]
+
 BABBLE = [
     "The weather report says it will rain over the weekend in most of the country.",
     "Our quarterly numbers are in and the sales team did better than expected.",
@@ -143,17 +195,29 @@ def noise(kind, length, rng, tmp, voices_babble):
 
 
 def main():
-    out = sys.argv[1] if len(sys.argv) > 1 else "target/turns"
+    args = [a for a in sys.argv[1:] if a != "--held-out"]
+    held_out = "--held-out" in sys.argv[1:]
+    out = args[0] if args else "target/turns"
     os.makedirs(out, exist_ok=True)
-    rng = random.Random(20261204)
+    if held_out:
+        rng = random.Random(20261205)
+        voices, babble = HELD_OUT_VOICES, HELD_OUT_BABBLE
+        babble_voices = ["en-gb-x-rp+m1", "en-us+f4", "en-gb+m6", "en-029+f2"]
+        lists = (HELD_OUT_FINISHED, HELD_OUT_SHORT, HELD_OUT_PAUSE, HELD_OUT_BOUNDARY, HELD_OUT_SENTENCES)
+    else:
+        rng = random.Random(20261204)
+        voices, babble = VOICES, BABBLE
+        babble_voices = ["en-us+m1", "en-gb+f3", "en-us+m7", "en+f1"]
+        lists = (FINISHED, SHORT, PAUSE, BOUNDARY, SENTENCES)
+    finished, short, pauses, boundaries, sentences = lists
     index = []
     with tempfile.TemporaryDirectory() as tmp:
-        babble_clips = [say(t, v, 160, tmp) for t, v in zip(BABBLE, ["en-us+m1", "en-gb+f3", "en-us+m7", "en+f1"])]
-        turns = [("finished", t, None) for t in FINISHED] + [("short", t, None) for t in SHORT]
-        turns += [("pause", a, b) for a, b in PAUSE] + [("boundary", a, b) for a, b in BOUNDARY]
-        turns += [("sentences", a, b) for a, b in SENTENCES]
+        babble_clips = [say(t, v, 160, tmp) for t, v in zip(babble, babble_voices)]
+        turns = [("finished", t, None) for t in finished] + [("short", t, None) for t in short]
+        turns += [("pause", a, b) for a, b in pauses] + [("boundary", a, b) for a, b in boundaries]
+        turns += [("sentences", a, b) for a, b in sentences]
         for n, (kind, first, rest) in enumerate(turns):
-            voice = VOICES[n % len(VOICES)]
+            voice = voices[n % len(voices)]
             speed = 140 + (n * 7) % 30
             speech = say(first, voice, speed, tmp)
             pause_start = pause_end = None
