@@ -75,7 +75,9 @@ fn importing_twice_gives_byte_identical_files_matching_the_golden_hash() {
 
 #[test]
 fn a_q8_0_import_is_about_half_the_size_and_says_what_the_f16_one_says() {
-    let path = scratch().join("q8_0.bin");
+    let models = scratch().join("q8_0-models");
+    std::fs::create_dir_all(&models).unwrap();
+    let path = models.join("ggml-tiny.en-q8.bin");
     let report = import_dir(&ct2_dir(), &path, Weights::Q8_0).unwrap();
     assert_eq!(report.tensors, 167);
     assert_eq!(
@@ -105,6 +107,34 @@ fn a_q8_0_import_is_about_half_the_size_and_says_what_the_f16_one_says() {
         "q8_0 {:?} against f16 {:?} (WER {rate:.3})",
         ours.text,
         theirs.text
+    );
+    // `model list` reads what an imported file is from its header, and says what is
+    // wrong with one that is cut short.
+    let head = std::fs::read(&path).unwrap()[..100_000].to_vec();
+    std::fs::write(models.join("ggml-cut.bin"), head).unwrap();
+    let out = Command::new(yazses_bin())
+        .args(["model", "list"])
+        .env("YAZSES_MODEL_DIR", &models)
+        .output()
+        .unwrap();
+    let listed = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{listed}");
+    let line = |name: &str| {
+        listed
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(name))
+            .unwrap_or_else(|| panic!("no {name} in {listed}"))
+            .to_owned()
+    };
+    let q8 = line("tiny.en-q8");
+    assert!(
+        q8.contains("English") && q8.contains("installed (imported, q8_0)"),
+        "{q8}"
+    );
+    let cut = line("cut");
+    assert!(
+        cut.contains("not usable") && cut.contains("truncated"),
+        "{cut}"
     );
 }
 

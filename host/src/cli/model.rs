@@ -101,11 +101,26 @@ pub(super) fn run(cmd: ModelCommand) -> anyhow::Result<()> {
                 status
             ));
             for i in installed.iter().filter(|i| model::known(&i.name).is_none()) {
+                // The file's own header says what it is; a damaged one says why not.
+                let (languages, status) = match model::ggml::check_file(&i.path) {
+                    Ok(file) => (
+                        if file.hparams.n_vocab >= 51865 {
+                            "multilingual"
+                        } else {
+                            "English"
+                        },
+                        format!(
+                            "installed (imported, {})",
+                            model::ggml::weight_type_name(file.hparams.ftype)
+                        ),
+                    ),
+                    Err(e) => ("?", format!("not usable: {e}")),
+                };
                 out.push_str(&format!(
-                    "{:<14} {:>6} MB  {:<12} installed (imported)\n",
+                    "{:<14} {:>6} MB  {:<12} {status}\n",
                     i.name,
                     i.bytes / 1_000_000,
-                    "?"
+                    languages
                 ));
             }
         }

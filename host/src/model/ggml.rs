@@ -60,6 +60,27 @@ pub const FTYPE_Q8_0: i32 = 2007;
 /// Values per q8_0 block.
 pub const Q8_0_BLOCK: usize = 32;
 
+/// What a header's `ftype` says the weight matrices are (ggml's names; the quantisation
+/// version, the thousands, left out).
+pub fn weight_type_name(ftype: i32) -> &'static str {
+    match ftype % 1000 {
+        0 => "f32",
+        1 => "f16",
+        2 => "q4_0",
+        3 => "q4_1",
+        7 => "q8_0",
+        8 => "q5_0",
+        9 => "q5_1",
+        10 => "q2_K",
+        11 => "q3_K",
+        12 => "q4_K",
+        13 => "q5_K",
+        14 => "q6_K",
+        24 => "bf16",
+        _ => "an unknown weight type",
+    }
+}
+
 /// Writes the header: magic, hyper-parameters, mel filters and vocabulary.
 pub fn write_header<W: Write>(
     out: &mut W,
@@ -509,5 +530,14 @@ mod tests {
         let err =
             write_tensor(&mut Vec::new(), "w", &[2, 48], TensorType::Q8_0, &[1.0; 96]).unwrap_err();
         assert!(err.to_string().contains("whole q8_0 blocks"), "{err}");
+    }
+
+    #[test]
+    fn the_weight_type_is_named_with_or_without_the_quantisation_version() {
+        assert_eq!(weight_type_name(1), "f16");
+        assert_eq!(weight_type_name(FTYPE_Q8_0), "q8_0");
+        assert_eq!(weight_type_name(7), "q8_0");
+        assert_eq!(weight_type_name(2009), "q5_1");
+        assert_eq!(weight_type_name(99), "an unknown weight type");
     }
 }
