@@ -104,7 +104,7 @@ pub(super) fn run(cmd: ModelCommand) -> anyhow::Result<()> {
                 // The file's own header says what it is; a damaged one says why not.
                 let (languages, status) = match model::ggml::check_file(&i.path) {
                     Ok(file) => (
-                        if file.hparams.n_vocab >= 51865 {
+                        if file.hparams.multilingual() {
                             "multilingual"
                         } else {
                             "English"
@@ -179,7 +179,7 @@ pub(super) fn run(cmd: ModelCommand) -> anyhow::Result<()> {
                 "imported a {}-layer/{}-wide whisper model ({} from {}, {} tokens, {} tensors, {} MB)",
                 hp.n_audio_layer,
                 hp.n_audio_state,
-                if hp.n_vocab >= 51865 {
+                if hp.multilingual() {
                     "multilingual"
                 } else {
                     "English-only"

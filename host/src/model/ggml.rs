@@ -40,6 +40,14 @@ pub struct Hparams {
     pub ftype: i32,
 }
 
+impl Hparams {
+    /// Whether the vocabulary holds the language tokens (51,865 or more tokens; the
+    /// English-only models have 51,864).
+    pub fn multilingual(&self) -> bool {
+        self.n_vocab >= 51865
+    }
+}
+
 /// A tensor's element type in the file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TensorType {
