@@ -38,13 +38,9 @@ pub enum ModelCommand {
         output: Option<PathBuf>,
         /// How to store the weight matrices: f16 (whisper.cpp's own layout) or q8_0 (half
         /// the size, and faster: a spoken answer is transcribed in about 0.8x the time).
-        #[arg(long, default_value = "f16", value_parser = parse_weights)]
+        #[arg(long, value_enum, default_value_t)]
         weights: model::import::Weights,
     },
-}
-
-fn parse_weights(s: &str) -> Result<model::import::Weights, String> {
-    s.parse()
 }
 
 pub(super) fn run(cmd: ModelCommand) -> anyhow::Result<()> {

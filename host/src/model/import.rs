@@ -7,8 +7,9 @@
 //! (`encoder.blocks.0.attn.query.weight`), splits the fused matrices, dequantizes int8
 //! weights, and writes weights as f16 and biases, norms and positional embeddings as f32,
 //! the types whisper.cpp expects of an f16 model; or, with [`Weights::Q8_0`], the weight
-//! matrices as ggml's q8_0 (the convolutions stay f16, as whisper.cpp wants them). Every variable's shape is checked against
-//! the shape the model's own hyper-parameters imply; a mismatch is refused with both.
+//! matrices as ggml's q8_0 (the convolutions stay f16, as whisper.cpp wants them). Every
+//! variable's shape is checked against the shape the model's own hyper-parameters imply;
+//! a mismatch is refused with both.
 //!
 //! The key projections' biases are dropped: whisper has none, and a bias on the key adds
 //! the same amount to every score of a query, which the softmax removes.
@@ -97,22 +98,21 @@ pub struct ImportReport {
     pub bytes: u64,
 }
 
-/// How the weight matrices are stored.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// How the weight matrices are stored (`yazses model import --weights`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum Weights {
     /// Half floats: the layout, size and bytes of whisper.cpp's own f16 files.
     #[default]
+    #[value(name = "f16")]
     F16,
     /// ggml's 8-bit blocks of 32 values with one scale each: about half the size, and
     /// faster on the CPU, since the matrix products run on 8-bit integers. Finer than an
     /// int8 CTranslate2 model (one scale per row), so such a model loses nothing more.
+    #[value(name = "q8_0")]
     Q8_0,
 }
 
 impl Weights {
-    /// The names `yazses model import --weights` takes.
-    pub const NAMES: [&'static str; 2] = ["f16", "q8_0"];
-
     fn tensor_type(self) -> TensorType {
         match self {
             Weights::F16 => TensorType::F16,
@@ -124,21 +124,6 @@ impl Weights {
         match self {
             Weights::F16 => 1,
             Weights::Q8_0 => ggml::FTYPE_Q8_0,
-        }
-    }
-}
-
-impl std::str::FromStr for Weights {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Weights, String> {
-        match s {
-            "f16" => Ok(Weights::F16),
-            "q8_0" => Ok(Weights::Q8_0),
-            other => Err(format!(
-                "{other:?} is not a weight type; choose {}",
-                Weights::NAMES.join(" or ")
-            )),
         }
     }
 }
