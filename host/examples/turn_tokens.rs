@@ -1,0 +1,77 @@
+//! The partial transcript an end-of-turn check reads, token by token with whisper's
+//! probability for each, for every turn of a set `bench/turns/make_set.py` wrote: does
+//! whisper say how sure it is of a fragment misheard as a whole sentence?
+//!
+//! `cargo run --release -p yazses --example turn_tokens -- MODEL SET_DIR > tokens.jsonl`
+//!
+//! Each line: the turn's name, kind and condition, and the tokens (text, probability) of a
+//! greedy run over the audio up to 160 ms after the speech (the check's read begins at
+//! 100 ms of silence after the detector's end, about 60 ms after the speech's), with the
+//! check's second of silence after it, as `turn::signals::Words` reads it.
+
+use std::path::Path;
+
+use whisper_rs::{FullParams, SamplingStrategy, WhisperContext, WhisperContextParameters};
+
+fn main() -> anyhow::Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let [model, set] = args.as_slice() else {
+        anyhow::bail!("usage: turn_tokens MODEL SET_DIR");
+    };
+    whisper_rs::install_logging_hooks();
+    let params = WhisperContextParameters {
+        flash_attn: true,
+        ..WhisperContextParameters::default()
+    };
+    let ctx = WhisperContext::new_with_params(model, params)?;
+    let mut state = ctx.create_state()?;
+    let index: serde_json::Value =
+        serde_json::from_reader(std::fs::File::open(Path::new(set).join("index.json"))?)?;
+    for turn in index.as_array().into_iter().flatten() {
+        let name = turn["name"].as_str().unwrap_or_default();
+        let end_ms = turn["pause_start_ms"]
+            .as_u64()
+            .or_else(|| turn["end_ms"].as_u64())
+            .unwrap_or_default();
+        let mut reader = hound::WavReader::open(Path::new(set).join(format!("{name}.wav")))?;
+        let cut = ((end_ms + 160) * 16) as usize;
+        let mut samples: Vec<f32> = reader
+            .samples::<i16>()
+            .take(cut)
+            .map(|s| s.map(|s| f32::from(s) / 32768.0))
+            .collect::<Result<_, _>>()?;
+        samples.resize(samples.len() + 16_000, 0.0);
+        let mut p = FullParams::new(SamplingStrategy::Greedy { best_of: 1 });
+        p.set_n_threads(1);
+        p.set_print_progress(false);
+        p.set_print_realtime(false);
+        p.set_print_special(false);
+        p.set_print_timestamps(false);
+        p.set_language(Some("en"));
+        let secs = (samples.len() as u64 / 16).div_ceil(1000) as usize + 1;
+        p.set_audio_ctx((secs * 50).clamp(150, 1500) as i32);
+        p.set_single_segment(true);
+        p.set_no_context(true);
+        state.full(p, &samples)?;
+        let mut tokens = Vec::new();
+        for seg in state.as_iter() {
+            for t in 0..seg.n_tokens() {
+                if let Some(tok) = seg.get_token(t) {
+                    let text = tok.to_str_lossy()?.into_owned();
+                    tokens.push(serde_json::json!([text, tok.token_probability()]));
+                }
+            }
+        }
+        println!(
+            "{}",
+            serde_json::json!({
+                "name": name,
+                "kind": turn["kind"],
+                "condition": turn["condition"],
+                "truth": turn["text"],
+                "tokens": tokens,
+            })
+        );
+    }
+    Ok(())
+}
