@@ -337,37 +337,33 @@ pub fn listen_with(
     release: Option<&AtomicBool>,
     mut judge: Option<Judge<'_>>,
 ) -> Result<Utterance, CaptureError> {
-    let stop = loop {
+    // Every way out, an error included, passes the end below: a read begun for the last
+    // pause and never judged is stopped there, not left running on the transcriber.
+    let ended: Result<(Stop, Option<String>), CaptureError> = loop {
         if cancel.load(Ordering::Relaxed) {
-            if let Some(judge) = judge.as_mut() {
-                capture.abandon_reading(&mut **judge);
-            }
-            return Err(CaptureError::Cancelled);
+            break Err(CaptureError::Cancelled);
         }
         if release.is_some_and(|r| r.load(Ordering::Relaxed)) {
-            break capture.released();
+            break Ok((capture.released(), None));
         }
         let next = match source.next_frame() {
             Ok(next) => next,
             // Push to talk keeps what the user said before the source failed: they said
             // it on purpose, and would have to say it again otherwise.
             Err(e) if capture.keep_all && capture.frames > 0 => {
-                let stop = capture.released();
-                let mut utterance = capture.finish(stop, source.link_stats());
-                utterance.cut_short = Some(e.to_string());
-                return Ok(utterance);
+                break Ok((capture.released(), Some(e.to_string())));
             }
-            Err(e) => return Err(e.into()),
+            Err(e) => break Err(e.into()),
         };
         // A source that decides the end says so once its audio is all delivered.
         if next.is_none()
             && source.decides_end()
             && let Some(reason) = source.decided_end()
         {
-            break capture.source_stop(reason);
+            break Ok((capture.source_stop(reason), None));
         }
         if let Some(stop) = capture.push(&next.unwrap_or([0; FRAME_SAMPLES])) {
-            break stop;
+            break Ok((stop, None));
         }
         // The signals run between frames; a live source buffers what arrives meanwhile,
         // so a decision lands at the same point of the audio as it would with no delay.
@@ -376,13 +372,16 @@ pub fn listen_with(
             None => capture.consult(&mut NoSignals),
         };
         if let Some(stop) = stop {
-            break stop;
+            break Ok((stop, None));
         }
     };
     if let Some(judge) = judge.as_mut() {
         capture.abandon_reading(&mut **judge);
     }
-    Ok(capture.finish(stop, source.link_stats()))
+    let (stop, cut_short) = ended?;
+    let mut utterance = capture.finish(stop, source.link_stats());
+    utterance.cut_short = cut_short;
+    Ok(utterance)
 }
 
 #[cfg(test)]
@@ -574,6 +573,15 @@ pub(crate) mod tests {
         audio: Vec<i16>,
         endpoint: EndpointConfig,
     ) -> (Vec<&'static str>, Utterance) {
+        let mut src = FileSource::from_samples(audio, false);
+        let (noted, u) = noted_under_smart_turn_from(&mut src, endpoint);
+        (noted, u.unwrap())
+    }
+
+    fn noted_under_smart_turn_from(
+        src: &mut dyn FrameSource,
+        endpoint: EndpointConfig,
+    ) -> (Vec<&'static str>, Result<Utterance, CaptureError>) {
         let config = crate::turn::TurnConfig {
             mode: crate::turn::TurnMode::Smart,
             ..crate::turn::TurnConfig::default()
@@ -581,17 +589,31 @@ pub(crate) mod tests {
         let turn = Turn::new(config, &endpoint);
         let core = turn.core_endpoint(&endpoint);
         let capture = Capture::new(yazses_core::vad::Vad::DEFAULT, core, false).with_turn(turn);
-        let mut src = FileSource::from_samples(audio, false);
         let mut noted = Noted::default();
         let u = listen_with(
-            &mut src,
+            src,
             capture,
             &AtomicBool::new(false),
             None,
             Some(&mut noted),
-        )
-        .unwrap();
+        );
         (noted.0, u)
+    }
+
+    /// A microphone unplugged after `left` frames.
+    struct Unplugged {
+        inner: FileSource,
+        left: usize,
+    }
+
+    impl FrameSource for Unplugged {
+        fn next_frame(&mut self) -> Result<Option<Frame>, SourceError> {
+            if self.left == 0 {
+                return Err(SourceError::Gone("the microphone was unplugged".into()));
+            }
+            self.left -= 1;
+            self.inner.next_frame()
+        }
     }
 
     #[test]
@@ -622,5 +644,22 @@ pub(crate) mod tests {
         let (noted, u) = noted_under_smart_turn(audio, endpoint);
         assert_eq!(noted, ["begin", "abandon"]);
         assert_eq!(u.stopped_because, StoppedBecause::Timeout);
+    }
+
+    #[test]
+    fn a_read_under_way_when_the_microphone_is_unplugged_is_abandoned_and_the_error_told() {
+        // Unplugged 200 ms into the pause after the voice, with a read begun at 100 ms.
+        let mut audio = room(500);
+        audio.extend(voice(1000));
+        audio.extend(room(2000));
+        let frames_ms = FRAME_SAMPLES as u64 / 16;
+        let mut src = Unplugged {
+            inner: FileSource::from_samples(audio, false),
+            left: (1700 / frames_ms) as usize,
+        };
+        let (noted, u) = noted_under_smart_turn_from(&mut src, EndpointConfig::default());
+        assert_eq!(noted, ["begin", "abandon"]);
+        let err = u.unwrap_err();
+        assert!(err.to_string().contains("unplugged"), "{err}");
     }
 }
