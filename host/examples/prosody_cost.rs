@@ -9,16 +9,12 @@
 //! Prints one line: `runs=N cpu_ms_median=M cpu_ms_min=M probability=P load_cpu_ms=L`
 //! (L: checking the files, loading the runtime and the model, once per process).
 
+mod support;
+
 use std::path::PathBuf;
 
-use rustix::time::{ClockId, clock_gettime};
 use yazses::audio::{Limits, read};
 use yazses::turn::prosody::{Files, SmartTurn};
-
-fn cpu_ms() -> f64 {
-    let t = clock_gettime(ClockId::ProcessCPUTime);
-    t.tv_sec as f64 * 1000.0 + t.tv_nsec as f64 / 1e6
-}
 
 fn main() -> anyhow::Result<()> {
     let mut args = std::env::args().skip(1);
@@ -28,15 +24,15 @@ fn main() -> anyhow::Result<()> {
     );
     let runs: usize = args.next().map_or(Ok(20), |n| n.parse())?.max(1);
     let audio = read(&file, &Limits::default())?.samples;
-    let start = cpu_ms();
+    let start = support::cpu_ms();
     let mut model = SmartTurn::load(&Files::installed())?;
-    let load = cpu_ms() - start;
+    let load = support::cpu_ms() - start;
     let mut p = model.probability(&audio)?;
     let mut costs = Vec::with_capacity(runs);
     for _ in 0..runs {
-        let start = cpu_ms();
+        let start = support::cpu_ms();
         p = model.probability(&audio)?;
-        costs.push(cpu_ms() - start);
+        costs.push(support::cpu_ms() - start);
     }
     costs.sort_by(f64::total_cmp);
     println!(

@@ -7,18 +7,14 @@
 //!
 //! Prints one line: `runs=N threads=T cpu_ms_median=M cpu_ms_min=M wall_ms_median=W text=...`.
 
+mod support;
+
 use std::path::PathBuf;
 use std::time::Instant;
 
-use rustix::time::{ClockId, clock_gettime};
 use yazses::audio::{Limits, read};
 use yazses::transcribe::{Engine, Options, Transcriber};
 use yazses::turn::CHECK_PAD_SAMPLES;
-
-fn cpu_ms() -> f64 {
-    let t = clock_gettime(ClockId::ProcessCPUTime);
-    t.tv_sec as f64 * 1000.0 + t.tv_nsec as f64 / 1e6
-}
 
 fn main() -> anyhow::Result<()> {
     let mut args = std::env::args().skip(1);
@@ -39,9 +35,9 @@ fn main() -> anyhow::Result<()> {
     let mut said = engine.said(audio.clone(), &options)?;
     let (mut cpu, mut wall) = (Vec::with_capacity(runs), Vec::with_capacity(runs));
     for _ in 0..runs {
-        let (start, at) = (cpu_ms(), Instant::now());
+        let (start, at) = (support::cpu_ms(), Instant::now());
         said = engine.said(audio.clone(), &options)?;
-        cpu.push(cpu_ms() - start);
+        cpu.push(support::cpu_ms() - start);
         wall.push(at.elapsed().as_secs_f64() * 1000.0);
     }
     cpu.sort_by(f64::total_cmp);
