@@ -3,10 +3,13 @@
 //! whisper say how sure it is of a fragment misheard as a whole sentence?
 //!
 //! `cargo run --release -p yazses --example turn_tokens -- MODEL SET_DIR > tokens.jsonl`
-//! (`PROMPT=...` in the environment: text whisper is given as what came before)
+//! (`PROMPT=...` in the environment: text whisper is given as what came before;
+//! `PAD=loop`: the second after the clip is its last 100 ms of room noise over and over,
+//! not digital silence)
 //!
 //! Each line: the turn's name, kind and condition, the words signal's verdict on the text,
-//! and the tokens (text, probability) of a
+//! and the tokens (text, probability, and whisper.cpp's own start and end time in 10 ms
+//! units, without DTW) of a
 //! greedy run over the audio up to 160 ms after the speech (the check's read begins at
 //! 100 ms of silence after the detector's end, about 60 ms after the speech's), with the
 //! check's second of silence after it, as `turn::signals::Words` reads it.
@@ -47,7 +50,15 @@ fn main() -> anyhow::Result<()> {
             .take(cut)
             .map(|s| s.map(|s| f32::from(s) / 32768.0))
             .collect::<Result<_, _>>()?;
-        samples.resize(samples.len() + 16_000, 0.0);
+        if std::env::var("PAD").as_deref() == Ok("loop") {
+            // the room's own noise: the last 100 ms, again and again
+            let tail = samples[samples.len() - 1600..].to_vec();
+            for _ in 0..10 {
+                samples.extend_from_slice(&tail);
+            }
+        } else {
+            samples.resize(samples.len() + 16_000, 0.0);
+        }
         let mut p = FullParams::new(SamplingStrategy::Greedy { best_of: 1 });
         p.set_n_threads(1);
         p.set_print_progress(false);
@@ -74,7 +85,12 @@ fn main() -> anyhow::Result<()> {
                         text.push_str(&t);
                     }
                     let data = tok.token_data();
-                    tokens.push(serde_json::json!([t, tok.token_probability(), data.t0, data.t1]));
+                    tokens.push(serde_json::json!([
+                        t,
+                        tok.token_probability(),
+                        data.t0,
+                        data.t1
+                    ]));
                 }
             }
         }
