@@ -515,34 +515,53 @@ fn abort_when(cancel: Arc<AtomicBool>) -> Box<dyn FnMut() -> bool> {
     })
 }
 
-/// The fewest words a phrase must have for [`without_repeats`] to take its repeat out.
+/// The fewest words a phrase must have for [`without_repeats`] to take its repeat out when
+/// it is not a whole sentence.
 const REPEAT_MIN_WORDS: usize = 3;
 
-/// `text` with each phrase of three words or more that only repeats the one before it
-/// taken out: "The first one. The first one." is "The first one.". Whisper loops like this
-/// on short clips cut to fit its window (tiny.en, greedy: "I think we should. I think we
-/// should." for "I think we should"); a person who said it twice loses nothing, and short
-/// repeats ("No, no.", "very, very") are kept.
+/// `text` with each phrase that only repeats the one before it taken out: a phrase of three
+/// words or more ("The first one. The first one." is "The first one."), and a shorter one
+/// when both are whole sentences ("Go ahead. Go ahead. Go ahead." is "Go ahead."). Whisper
+/// loops like this on short clips cut to fit its window (tiny.en, greedy: "I think we
+/// should. I think we should." for "I think we should"; an end-of-turn check's partial of
+/// a short answer said once by a Piper voice came back repeated in 6 of 102 turns). A
+/// person who said it twice loses nothing of the meaning, and short repeats within a
+/// sentence ("No, no, no.", "very, very") are kept.
 pub(crate) fn without_repeats(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    let mut last = String::new();
-    for phrase in text.split_inclusive(['.', '?', '!', ',']) {
-        let key: String = phrase
-            .chars()
-            .filter(|c| c.is_alphanumeric() || c.is_whitespace())
-            .collect::<String>()
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ")
-            .to_lowercase();
-        if key.split(' ').count() < REPEAT_MIN_WORDS || key != last {
-            out.push_str(phrase);
+    let (mut last_sentence, mut last_phrase) = (String::new(), String::new());
+    for sentence in text.split_inclusive(['.', '?', '!']) {
+        let whole = sentence.trim_end().ends_with(['.', '?', '!']);
+        let key = words_key(sentence);
+        if whole && !key.is_empty() && key == last_sentence {
+            continue;
+        }
+        for phrase in sentence.split_inclusive(',') {
+            let key = words_key(phrase);
+            if key.split(' ').count() < REPEAT_MIN_WORDS || key != last_phrase {
+                out.push_str(phrase);
+            }
+            if !key.is_empty() {
+                last_phrase = key;
+            }
         }
         if !key.is_empty() {
-            last = key;
+            last_sentence = key;
         }
     }
     out.trim().to_owned()
+}
+
+/// What a phrase says, for [`without_repeats`]: its words, lower case, without punctuation.
+fn words_key(phrase: &str) -> String {
+    phrase
+        .chars()
+        .filter(|c| c.is_alphanumeric() || c.is_whitespace())
+        .collect::<String>()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
 }
 
 /// A segment's words without whisper's descriptions of the audio: "[BLANK_AUDIO]" and
@@ -650,11 +669,17 @@ mod tests {
             without_repeats("I checked a lot. i checked a LOT!"),
             "I checked a lot."
         );
+        assert_eq!(
+            without_repeats("Go ahead. Go ahead. Go ahead."),
+            "Go ahead."
+        );
+        assert_eq!(without_repeats("Stop! stop."), "Stop!");
         for kept in [
             "Yes, use the smaller model. And ship it on Friday.",
             "No. Yes. No.",
-            "Go ahead. Go ahead.",
             "No, no, no.",
+            "No, no. No.",
+            "very, very good.",
             "",
         ] {
             assert_eq!(without_repeats(kept), kept);
