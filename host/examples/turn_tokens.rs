@@ -9,10 +9,10 @@
 //!
 //! Each line: the turn's name, kind and condition, the words signal's verdict on the text,
 //! and the tokens (text, probability, and whisper.cpp's own start and end time in 10 ms
-//! units, without DTW) of a
-//! greedy run over the audio up to 160 ms after the speech (the check's read begins at
-//! 100 ms of silence after the detector's end, about 60 ms after the speech's), with the
-//! check's second of silence after it, as `turn::signals::Words` reads it.
+//! units, without DTW) of a greedy run over the audio up to 160 ms after the speech (the
+//! check's read begins at 100 ms of silence after the detector's end, about 60 ms after
+//! the speech's), with the check's second of silence after it, as `turn::signals::Words`
+//! reads it.
 
 use std::path::Path;
 
