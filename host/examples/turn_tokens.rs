@@ -5,7 +5,7 @@
 //! `cargo run --release -p yazses --example turn_tokens -- MODEL SET_DIR > tokens.jsonl`
 //! (`PROMPT=...` in the environment: text whisper is given as what came before;
 //! `PAD=loop`: the second after the clip is its last 100 ms of room noise over and over,
-//! not digital silence)
+//! not digital silence; `PAD=none`: no second after it)
 //!
 //! Each line: the turn's name, kind and condition, the words signal's verdict on the text,
 //! and the tokens (text, probability, and whisper.cpp's own start and end time in 10 ms
@@ -50,7 +50,10 @@ fn main() -> anyhow::Result<()> {
             .take(cut)
             .map(|s| s.map(|s| f32::from(s) / 32768.0))
             .collect::<Result<_, _>>()?;
-        if std::env::var("PAD").as_deref() == Ok("loop") {
+        let pad = std::env::var("PAD");
+        if pad.as_deref() == Ok("none") {
+            // the clip as it is
+        } else if pad.as_deref() == Ok("loop") {
             // the room's own noise: the last 100 ms, again and again
             let tail = samples[samples.len() - 1600..].to_vec();
             for _ in 0..10 {
