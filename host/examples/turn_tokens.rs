@@ -17,6 +17,12 @@
 use std::path::Path;
 
 use whisper_rs::{FullParams, SamplingStrategy, WhisperContext, WhisperContextParameters};
+use yazses::audio::{Limits, read};
+use yazses::turn::{CHECK_PAD_SAMPLES, PREFETCH_MS};
+
+/// How far the detector's end of speech lies after the speech's own, in milliseconds
+/// (measured on the turn set; docs/benchmarks.md, "Where the stop comes from").
+const DETECTOR_LAG_MS: u64 = 60;
 
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -35,6 +41,8 @@ fn main() -> anyhow::Result<()> {
         Ok(text) => ctx.tokenize(&text, 200)?,
         Err(_) => Vec::new(),
     };
+    // PAD: what follows the clip (the check's digital silence unless said otherwise).
+    let pad = std::env::var("PAD").unwrap_or_default();
     let index: serde_json::Value =
         serde_json::from_reader(std::fs::File::open(Path::new(set).join("index.json"))?)?;
     for turn in index.as_array().into_iter().flatten() {
@@ -43,24 +51,26 @@ fn main() -> anyhow::Result<()> {
             .as_u64()
             .or_else(|| turn["end_ms"].as_u64())
             .unwrap_or_default();
-        let mut reader = hound::WavReader::open(Path::new(set).join(format!("{name}.wav")))?;
-        let cut = ((end_ms + 160) * 16) as usize;
-        let mut samples: Vec<f32> = reader
-            .samples::<i16>()
-            .take(cut)
-            .map(|s| s.map(|s| f32::from(s) / 32768.0))
-            .collect::<Result<_, _>>()?;
-        let pad = std::env::var("PAD");
-        if pad.as_deref() == Ok("none") {
-            // the clip as it is
-        } else if pad.as_deref() == Ok("loop") {
-            // the room's own noise: the last 100 ms, again and again
-            let tail = samples[samples.len() - 1600..].to_vec();
-            for _ in 0..10 {
-                samples.extend_from_slice(&tail);
+        let audio = read(
+            &Path::new(set).join(format!("{name}.wav")),
+            &Limits::default(),
+        )?;
+        // The detector's end lags the speech's by about 60 ms; the read begins after that.
+        let cut = ((end_ms + DETECTOR_LAG_MS + PREFETCH_MS) * 16) as usize;
+        let mut samples: Vec<f32> = audio.samples[..cut.min(audio.samples.len())]
+            .iter()
+            .map(|&s| f32::from(s) / 32768.0)
+            .collect();
+        match pad.as_str() {
+            "none" => {}
+            "loop" => {
+                // the room's own noise: the last 100 ms, again and again
+                let tail = samples[samples.len().saturating_sub(1600)..].to_vec();
+                while !tail.is_empty() && samples.len() < cut + CHECK_PAD_SAMPLES {
+                    samples.extend_from_slice(&tail);
+                }
             }
-        } else {
-            samples.resize(samples.len() + 16_000, 0.0);
+            _ => samples.resize(samples.len() + CHECK_PAD_SAMPLES, 0.0),
         }
         let mut p = FullParams::new(SamplingStrategy::Greedy { best_of: 1 });
         p.set_n_threads(1);
