@@ -169,11 +169,17 @@ def write(path, samples):
         w.writeframes(struct.pack(f"<{len(samples)}h", *(max(-32768, min(32767, round(x))) for x in samples)))
 
 
-def say(text, voice, speed, tmp):
-    raw, out = os.path.join(tmp, "raw.wav"), os.path.join(tmp, "say.wav")
-    sh("espeak-ng", "-v", voice, "-s", str(speed), "-w", raw, text)
-    sh("sox", "-D", raw, "-r", str(RATE), "-c", "1", "-b", "16", out)
+def as_clip(raw, tmp, *sox_options):
+    """The synthesiser's `raw` WAV at 16 kHz mono 16-bit, trimmed to its speech."""
+    out = os.path.join(tmp, "say.wav")
+    sh("sox", "-D", *sox_options, raw, "-r", str(RATE), "-c", "1", "-b", "16", out)
     return trim(read(out))
+
+
+def say(text, voice, speed, tmp):
+    raw = os.path.join(tmp, "raw.wav")
+    sh("espeak-ng", "-v", voice, "-s", str(speed), "-w", raw, text)
+    return as_clip(raw, tmp)
 
 
 def piper_command():
@@ -184,12 +190,12 @@ def piper_command():
 def say_piper(text, model, speed, tmp):
     """`text` in the Piper voice `model`, at espeak-ng's `speed` (words a minute, 140-170)
     mapped onto Piper's length scale (1.15-0.95)."""
-    raw, out = os.path.join(tmp, "raw.wav"), os.path.join(tmp, "say.wav")
+    raw = os.path.join(tmp, "raw.wav")
     scale = 1.15 - (speed - 140) / 150
     subprocess.run([piper_command(), "-m", model, "-f", raw, "--length-scale", f"{scale:.3f}"],
                    input=text.encode(), check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    sh("sox", "-D", "-G", raw, "-r", str(RATE), "-c", "1", "-b", "16", out)
-    return trim(read(out))
+    # Piper's loudest peaks reach full scale, and resampling would clip them: -G guards.
+    return as_clip(raw, tmp, "-G")
 
 
 def frames(samples, n=160):
