@@ -217,7 +217,8 @@ def rms(samples):
 def noise(kind, length, rng, tmp, voices_babble):
     if kind == "pink":
         out = os.path.join(tmp, "pink.wav")
-        sh("sox", "-D", "-n", "-r", str(RATE), "-c", "1", "-b", "16", out, "synth", f"{length / RATE}",
+        # -R seeds sox's noise generator: without it every run drew other pink noise.
+        sh("sox", "-R", "-D", "-n", "-r", str(RATE), "-c", "1", "-b", "16", out, "synth", f"{length / RATE}",
            "pinknoise", "vol", "0.3")
         return read(out)[:length]
     # babble: four voices, each looped from a random offset, summed
