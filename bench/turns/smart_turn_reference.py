@@ -8,15 +8,22 @@ cuts of our fixtures as an end-of-turn check sees them (speech, then 300 ms of s
 
     pip download --no-deps pipecat-ai==1.14.0 -d /tmp/pc
     unzip -o /tmp/pc/pipecat_ai-1.14.0-py3-none-any.whl 'pipecat/audio/turn/smart_turn/*' -d /tmp/pc/x
-    python3 -m venv /tmp/np && /tmp/np/bin/pip install numpy onnxruntime
+    python3 -m venv /tmp/np && /tmp/np/bin/pip install numpy==2.4.6 onnxruntime==1.32.0
     /tmp/np/bin/python bench/turns/smart_turn_reference.py /tmp/pc/x/pipecat/audio/turn/smart_turn
 
-Writes fixtures/turn/smart_turn.txt: one line per cut, "<file> <samples> <probability>",
-where the cut is the file's first <samples> samples (sox decodes the FLAC files).
+Writes fixtures/turn/smart_turn.txt (or the file --out names): one line per cut,
+"<file> <samples> <probability>", where the cut is the file's first <samples> samples (sox
+decodes the FLAC files). With --features DIR it also writes each cut's model input there, as
+"<file>.<samples>.f32" (80 x 800 little-endian float32): tests/tests/smart_turn.rs runs yazses'
+model on exactly that input.
+
+The int8 model's probability moves with the CPU's integer kernels, so the committed file is
+one machine's reading; `./ci.sh test` runs this script on the machine under test (with the
+same ONNX Runtime version yazses loads) and the test compares against that.
 """
+import argparse
 import os
 import subprocess
-import sys
 
 import numpy as np
 
@@ -54,17 +61,25 @@ def speech_ends(samples, quiet_ms=500):
 
 
 def main():
-    model = SmartTurn(sys.argv[1])
+    parser = argparse.ArgumentParser()
+    parser.add_argument("smart_turn_dir", help="the wheel's pipecat/audio/turn/smart_turn")
+    parser.add_argument("--out", default=os.path.join(ROOT, "fixtures/turn/smart_turn.txt"))
+    parser.add_argument("--features", help="a directory for each cut's model input")
+    args = parser.parse_args()
+    model = SmartTurn(args.smart_turn_dir)
 
     lines = []
     for name in ["hello.wav", "answer.wav", "finished.flac", "thinking.flac"]:
         samples = read(name)
         for end in speech_ends(samples):
             cut = min(len(samples), end + CHECK_MS * RATE // 1000)
-            p = model.probability(samples[:cut])
+            features = model.features(samples[:cut])
+            p = model.probability_of_features(features)
+            if args.features:
+                features.astype("<f4").tofile(os.path.join(args.features, f"{name}.{cut}.f32"))
             lines.append(f"{name} {cut} {p:.4f}")
             print(lines[-1])
-    with open(os.path.join(ROOT, "fixtures/turn/smart_turn.txt"), "w") as f:
+    with open(args.out, "w") as f:
         f.write("\n".join(lines) + "\n")
 
 

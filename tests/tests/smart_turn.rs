@@ -6,7 +6,7 @@
 //! yazses-tests/real-model`.
 #![cfg(feature = "real-model")]
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use yazses::audio::{Limits, read};
 use yazses::model::packed;
@@ -31,37 +31,90 @@ fn samples(name: &str) -> Vec<i16> {
     .samples
 }
 
-/// Pipecat's probability differs from ours by its features (ours are within 1e-4 of its
-/// numpy, see mel.rs) and float summation order: 0.02 is what the issue allows.
-///
-/// On this machine they are equal. The int8 model can move by 0.2 for noise below one
-/// float ulp (docs/benchmarks.md, "Why the runtimes disagree on Smart Turn"), so a CPU
-/// whose ONNX Runtime takes other integer kernels may fail this test with a model that
-/// works; the probabilities it prints then say by how much.
+/// One line of a probabilities file: a fixture, where it is cut, the probability there.
+struct Cut {
+    name: String,
+    samples: usize,
+    probability: f32,
+}
+
+fn cuts(file: &Path) -> Vec<Cut> {
+    let text = std::fs::read_to_string(file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    let cuts: Vec<Cut> = text
+        .lines()
+        .map(|line| {
+            let parts: Vec<&str> = line.split_whitespace().collect();
+            assert_eq!(parts.len(), 3, "{}: {line:?}", file.display());
+            Cut {
+                name: parts[0].to_owned(),
+                samples: parts[1].parse().unwrap(),
+                probability: parts[2].parse().unwrap(),
+            }
+        })
+        .collect();
+    assert!(cuts.len() >= 5, "{}: {} cuts", file.display(), cuts.len());
+    cuts
+}
+
+/// Pipecat's probabilities and model inputs, taken on this machine by
+/// `bench/turns/smart_turn_reference.py` (`./ci.sh test` runs it first, with the ONNX
+/// Runtime version yazses loads).
+fn here() -> PathBuf {
+    env_path("YAZSES_TEST_SMART_TURN_REFERENCE")
+}
+
+/// The int8 model's output moves with the CPU's integer kernels (docs/benchmarks.md, "Why
+/// the runtimes disagree on Smart Turn"), so the model is held against Pipecat's run of it
+/// on this machine, on Pipecat's own input: the same runtime, the same input and one
+/// thread give the same number, whatever the CPU.
+#[test]
+fn the_model_gives_pipecats_probability_on_pipecats_input_on_this_machine() {
+    let mut model = SmartTurn::load(&installed()).unwrap();
+    for cut in cuts(&here().join("smart_turn.txt")) {
+        let file = here().join(format!("{}.{}.f32", cut.name, cut.samples));
+        let bytes = std::fs::read(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        let features = bytes
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect();
+        let got = model.probability_of_features(features).unwrap();
+        eprintln!(
+            "{} [..{}]: {got:.4} (Pipecat {:.4})",
+            cut.name, cut.samples, cut.probability
+        );
+        // The file holds four decimals.
+        assert!(
+            (got - cut.probability).abs() <= 0.000_05 + f32::EPSILON,
+            "{} cut at {}: {got} against Pipecat's {} on the same input",
+            cut.name,
+            cut.samples,
+            cut.probability
+        );
+    }
+}
+
+/// End to end, our features included: they are within 1e-4 of Pipecat's numpy (mel.rs),
+/// and 0.02 is what a difference that small may move the probability on this machine.
 const TOLERANCE: f32 = 0.02;
 
 #[test]
-fn the_probabilities_match_pipecats_own_smart_turn_on_the_same_cuts() {
+fn the_probabilities_match_pipecats_own_smart_turn_on_the_same_cuts_on_this_machine() {
     let mut model = SmartTurn::load(&installed()).unwrap();
-    let golden = std::fs::read_to_string(repo_root().join("fixtures/turn/smart_turn.txt")).unwrap();
-    let mut checked = 0;
-    for line in golden.lines() {
-        let mut parts = line.split_whitespace();
-        let (name, cut, want) = (
-            parts.next().unwrap(),
-            parts.next().unwrap().parse::<usize>().unwrap(),
-            parts.next().unwrap().parse::<f32>().unwrap(),
+    for cut in cuts(&here().join("smart_turn.txt")) {
+        let audio = samples(&cut.name);
+        let got = model.probability(&audio[..cut.samples]).unwrap();
+        eprintln!(
+            "{} [..{}]: {got:.4} (Pipecat {:.4})",
+            cut.name, cut.samples, cut.probability
         );
-        let audio = samples(name);
-        let got = model.probability(&audio[..cut]).unwrap();
-        eprintln!("{name} [..{cut}]: {got:.4} (Pipecat {want:.4})");
         assert!(
-            (got - want).abs() <= TOLERANCE,
-            "{name} cut at {cut}: {got} against Pipecat's {want}"
+            (got - cut.probability).abs() <= TOLERANCE,
+            "{} cut at {}: {got} against Pipecat's {} here",
+            cut.name,
+            cut.samples,
+            cut.probability
         );
-        checked += 1;
     }
-    assert!(checked >= 5, "{checked} cuts");
 }
 
 /// A copy of the installed files with the model replaced by `bytes`.

@@ -142,7 +142,6 @@ impl SmartTurn {
                 .with_intra_op_spinning(false)
                 .map_err(err)
         };
-        // As Pipecat runs it: sequential, one thread, every graph optimisation.
         let session = options()
             .map_err(model_error)?
             .commit_from_file(&files.model)
@@ -157,6 +156,22 @@ impl SmartTurn {
     /// complete.
     pub fn probability(&mut self, audio: &[i16]) -> Result<f32, ProsodyError> {
         let features = self.mel.features(audio);
+        self.probability_of_features(features)
+    }
+
+    /// The model's probability over `features` made elsewhere (`mel::BANDS` rows of
+    /// `mel::FRAMES` values): the model alone, so it can be held against another program's
+    /// run of the same model on the same input.
+    pub fn probability_of_features(&mut self, features: Vec<f32>) -> Result<f32, ProsodyError> {
+        if features.len() != mel::BANDS * mel::FRAMES {
+            return Err(ProsodyError::Run(format!(
+                "{} feature values, expected {} ({} bands of {} frames)",
+                features.len(),
+                mel::BANDS * mel::FRAMES,
+                mel::BANDS,
+                mel::FRAMES
+            )));
+        }
         let input = ort::value::Tensor::from_array(([1usize, mel::BANDS, mel::FRAMES], features))
             .map_err(|e| ProsodyError::Run(e.to_string()))?;
         let outputs = self
