@@ -442,10 +442,14 @@ fn the_cli_prints_one_json_object_per_file_and_nothing_else_on_stdout() {
     let stdout = String::from_utf8(out.stdout).unwrap();
     let lines: Vec<_> = stdout.lines().collect();
     assert_eq!(lines.len(), 2, "{stdout}");
-    for line in lines {
+    for (line, file) in lines.into_iter().zip([&flac, &hello]) {
         let v: serde_json::Value = serde_json::from_str(line).unwrap();
         let keys: Vec<_> = v.as_object().unwrap().keys().cloned().collect();
-        assert_eq!(keys, ["audio_ms", "heard", "model", "segments", "text"]);
+        assert_eq!(
+            keys,
+            ["audio_ms", "file", "heard", "model", "segments", "text"]
+        );
+        assert_eq!(v["file"], file.to_str().unwrap());
         assert_eq!(v["heard"], true);
         for s in v["segments"].as_array().unwrap() {
             let keys: Vec<_> = s.as_object().unwrap().keys().cloned().collect();
@@ -506,6 +510,118 @@ fn the_cli_writes_subtitles_and_reports_a_bad_file_among_good_ones() {
     let stdout = String::from_utf8(out.stdout).unwrap();
     assert_eq!(stdout.lines().count(), 1, "{stdout}");
     assert!(stdout.contains("hello.wav: "), "{stdout}");
+}
+
+#[test]
+fn a_file_that_fails_among_several_has_its_own_json_line() {
+    let model = model_path().to_str().unwrap();
+    let hello = repo_root().join("fixtures/speech/hello.wav");
+    let bad = scratch().join("not-audio.wav");
+    std::fs::write(&bad, b"RIFF\x04\0\0\0WAVE").unwrap();
+    let out = yazses(&[
+        "transcribe",
+        "--model",
+        model,
+        "--format",
+        "json",
+        bad.to_str().unwrap(),
+        hello.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("1 of 2 files could not be transcribed"),
+        "{stderr}"
+    );
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<serde_json::Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2, "{stdout}");
+    assert_eq!(lines[0]["file"], bad.to_str().unwrap());
+    let error = lines[0]["error"].as_str().unwrap();
+    assert!(error.contains("not-audio.wav"), "{error}");
+    assert_eq!(lines[1]["file"], hello.to_str().unwrap());
+    assert_eq!(lines[1]["heard"], true);
+}
+
+#[test]
+fn subtitles_of_several_files_go_one_file_each_into_the_output_dir() {
+    let model = model_path().to_str().unwrap();
+    let hello = repo_root().join("fixtures/speech/hello.wav");
+    let flac = repo_root().join("fixtures/speech/sentences.flac");
+    let (hello, flac) = (hello.to_str().unwrap(), flac.to_str().unwrap());
+    // On stdout two SubRip documents would read as one with its numbering restarted.
+    let out = yazses(&[
+        "transcribe",
+        "--model",
+        model,
+        "--format",
+        "srt",
+        hello,
+        flac,
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("--output-dir"), "{stderr}");
+    assert!(out.stdout.is_empty());
+
+    let dir = scratch().join(format!("subtitles-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (format, head) in [("srt", "1\n00:00:"), ("vtt", "WEBVTT\n\n")] {
+        let out = yazses(&[
+            "transcribe",
+            "--model",
+            model,
+            "--format",
+            format,
+            "--output-dir",
+            dir.to_str().unwrap(),
+            hello,
+            flac,
+        ]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{stderr}");
+        assert!(
+            out.stdout.is_empty(),
+            "stdout holds nothing when files are written"
+        );
+        for name in ["hello", "sentences"] {
+            let written = dir.join(format!("{name}.{format}"));
+            let text = std::fs::read_to_string(&written).unwrap();
+            assert!(text.starts_with(head), "{}: {text}", written.display());
+            // One document: WEBVTT once, SubRip cues numbered 1, 2, 3... without a restart.
+            assert_eq!(text.matches("WEBVTT").count(), usize::from(format == "vtt"));
+            if format == "srt" {
+                let numbers: Vec<usize> = text
+                    .split("\n\n")
+                    .filter(|cue| !cue.trim().is_empty())
+                    .map(|cue| cue.lines().next().unwrap().parse().unwrap())
+                    .collect();
+                assert_eq!(numbers, (1..=numbers.len()).collect::<Vec<_>>(), "{text}");
+            }
+            assert!(stderr.contains(&written.display().to_string()), "{stderr}");
+        }
+    }
+
+    // Two inputs with one name would overwrite each other's output: refused before work.
+    let twin = dir.join("hello.flac");
+    std::fs::copy(flac, &twin).unwrap();
+    let out = yazses(&[
+        "transcribe",
+        "--model",
+        model,
+        "--format",
+        "srt",
+        "--output-dir",
+        dir.to_str().unwrap(),
+        hello,
+        twin.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("would both be written to"), "{stderr}");
 }
 
 #[test]

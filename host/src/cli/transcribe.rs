@@ -1,9 +1,10 @@
 //! `yazses transcribe`: audio files to text.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use clap::Args;
+use serde::Serialize;
 
 use super::print;
 use crate::transcribe::{self, Engine, Options, Progress, Transcript};
@@ -14,12 +15,29 @@ use crate::{audio, config, model};
 pub enum Format {
     /// The text, one line per file.
     Txt,
-    /// One JSON object per file, one per line.
+    /// One JSON object per file, one per line, each with the file's path.
     Json,
-    /// SubRip subtitles.
+    /// SubRip subtitles (one file each: several need --output-dir).
     Srt,
-    /// WebVTT subtitles.
+    /// WebVTT subtitles (one file each: several need --output-dir).
     Vtt,
+}
+
+impl Format {
+    /// The file name extension `--output-dir` writes.
+    fn extension(self) -> &'static str {
+        match self {
+            Format::Txt => "txt",
+            Format::Json => "json",
+            Format::Srt => "srt",
+            Format::Vtt => "vtt",
+        }
+    }
+
+    /// Whether one output of this format is a whole document, so two cannot share a stream.
+    fn is_document(self) -> bool {
+        matches!(self, Format::Srt | Format::Vtt)
+    }
 }
 
 /// `yazses transcribe`.
@@ -54,6 +72,10 @@ pub struct TranscribeArgs {
     /// it stops) instead of refusing it.
     #[arg(long)]
     pub partial: bool,
+    /// Write each file's output to DIR/NAME.EXT (NAME: the file's name without its
+    /// extension; EXT: the format's) instead of stdout.
+    #[arg(long, value_name = "DIR")]
+    pub output_dir: Option<PathBuf>,
 }
 
 pub(super) fn run(args: TranscribeArgs, config: &config::Config) -> anyhow::Result<()> {
@@ -76,8 +98,9 @@ pub(super) fn run(args: TranscribeArgs, config: &config::Config) -> anyhow::Resu
         fit_context: false,
     };
     let many = args.files.len() > 1;
+    let targets = output_targets(&args.files, args.format, args.output_dir.as_deref())?;
     let mut failed = 0usize;
-    for file in &args.files {
+    for (file, target) in args.files.iter().zip(&targets) {
         let bar = progress_bar(file);
         let ticker = bar.clone();
         let result = transcribe::transcribe_file(&engine, file, &options, move |p| {
@@ -99,14 +122,28 @@ pub(super) fn run(args: TranscribeArgs, config: &config::Config) -> anyhow::Resu
                         "the file is cut short; the transcript covers what decoded"
                     );
                 }
-                print_transcript(&t, args.format, many.then_some(file.as_path()))?
+                if !t.heard {
+                    tracing::warn!(file = %file.display(), "no speech was heard; the transcript is empty");
+                }
+                let text = render(&t, args.format, file, many && target.is_none())?;
+                emit(&text, target.as_deref())?;
             }
-            // With several files, one bad file does not stop the rest.
-            Err(e) if many => {
+            Err(e) => {
+                // A JSON reader learns of the failure on the line the file would have had.
+                if args.format == Format::Json {
+                    let line = json_line(&FailedLine {
+                        file: file.display().to_string(),
+                        error: e.to_string(),
+                    })?;
+                    emit(&line, target.as_deref())?;
+                }
+                // With several files, one bad file does not stop the rest.
+                if !many {
+                    return Err(e.into());
+                }
                 failed += 1;
                 eprintln!("yazses: error: {e}");
             }
-            Err(e) => return Err(e.into()),
         }
     }
     if failed > 0 {
@@ -116,6 +153,85 @@ pub(super) fn run(args: TranscribeArgs, config: &config::Config) -> anyhow::Resu
         );
     }
     Ok(())
+}
+
+/// Where each file's output goes: stdout (`None`), or its own file under `dir`. Refuses,
+/// before any work, what would lose output: several whole documents on one stream, or two
+/// inputs written to the same file.
+fn output_targets(
+    files: &[PathBuf],
+    format: Format,
+    dir: Option<&Path>,
+) -> anyhow::Result<Vec<Option<PathBuf>>> {
+    let Some(dir) = dir else {
+        if files.len() > 1 && format.is_document() {
+            let ext = format.extension();
+            anyhow::bail!(
+                "{} files cannot share one {} document on stdout: add --output-dir DIR to \
+                 write one NAME.{ext} per file there",
+                files.len(),
+                ext.to_uppercase()
+            );
+        }
+        return Ok(vec![None; files.len()]);
+    };
+    if !dir.is_dir() {
+        anyhow::bail!(
+            "the output directory {} does not exist or is not a directory",
+            dir.display()
+        );
+    }
+    let mut targets: Vec<Option<PathBuf>> = Vec::with_capacity(files.len());
+    for file in files {
+        let stem = file
+            .file_stem()
+            .with_context(|| format!("{} has no file name to name its output", file.display()))?;
+        let target = dir.join(stem).with_extension(format.extension());
+        if let Some(i) = targets.iter().position(|t| t.as_ref() == Some(&target)) {
+            anyhow::bail!(
+                "{} and {} would both be written to {}: transcribe them into different \
+                 directories",
+                files[i].display(),
+                file.display(),
+                target.display()
+            );
+        }
+        targets.push(Some(target));
+    }
+    Ok(targets)
+}
+
+/// Writes `text` to stdout or to `target`.
+fn emit(text: &str, target: Option<&Path>) -> anyhow::Result<()> {
+    match target {
+        None => print(text),
+        Some(path) => {
+            std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
+            eprintln!("{}", path.display());
+            Ok(())
+        }
+    }
+}
+
+/// A transcript as a JSON line: the file first, then the transcript's own keys.
+#[derive(Serialize)]
+struct TranscriptLine<'a> {
+    file: String,
+    #[serde(flatten)]
+    transcript: &'a Transcript,
+}
+
+/// The JSON line of a file that could not be transcribed.
+#[derive(Serialize)]
+struct FailedLine {
+    file: String,
+    error: String,
+}
+
+fn json_line(value: &impl Serialize) -> anyhow::Result<String> {
+    let mut s = serde_json::to_string(value).context("serialising the transcript")?;
+    s.push('\n');
+    Ok(s)
 }
 
 /// A percentage bar on stderr, drawn only on a terminal and only once whisper is slow
@@ -133,26 +249,16 @@ fn progress_bar(file: &std::path::Path) -> indicatif::ProgressBar {
     bar
 }
 
-fn print_transcript(
-    t: &Transcript,
-    format: Format,
-    name: Option<&std::path::Path>,
-) -> anyhow::Result<()> {
-    let text = match format {
-        Format::Json => {
-            let mut s = serde_json::to_string(t).context("serialising the transcript")?;
-            s.push('\n');
-            s
-        }
-        Format::Txt => match name {
-            Some(n) => format!("{}: {}\n", n.display(), t.text),
-            None => format!("{}\n", t.text),
-        },
+/// `t` in `format`; `named` puts the file's path before a text line.
+fn render(t: &Transcript, format: Format, file: &Path, named: bool) -> anyhow::Result<String> {
+    Ok(match format {
+        Format::Json => json_line(&TranscriptLine {
+            file: file.display().to_string(),
+            transcript: t,
+        })?,
+        Format::Txt if named => format!("{}: {}\n", file.display(), t.text),
+        Format::Txt => format!("{}\n", t.text),
         Format::Srt => t.to_srt(),
         Format::Vtt => t.to_vtt(),
-    };
-    if !t.heard {
-        tracing::warn!("no speech was heard; the transcript is empty");
-    }
-    print(&text)
+    })
 }
