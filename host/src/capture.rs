@@ -50,6 +50,18 @@ pub enum StoppedBecause {
     Cap,
 }
 
+/// In words, for people: "the speaker stopped talking", never the Rust name.
+impl std::fmt::Display for StoppedBecause {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            StoppedBecause::EndOfSpeech => "the speaker stopped talking",
+            StoppedBecause::NoSpeech => "nobody started talking in time",
+            StoppedBecause::Timeout => "the time limit was reached",
+            StoppedBecause::Cap => "the 120 s limit on one capture was reached",
+        })
+    }
+}
+
 impl From<StopReason> for StoppedBecause {
     fn from(r: StopReason) -> Self {
         match r {

@@ -28,7 +28,7 @@ pub struct ListenArgs {
     /// dongle found by USB id].
     #[arg(long, value_name = "PORT")]
     pub serial_port: Option<String>,
-    /// The recording to play as the microphone, with --source file.
+    /// A recording to play as the microphone (implies --source file).
     #[arg(long, value_name = "FILE")]
     pub file: Option<PathBuf>,
     /// Trailing silence that ends speech, in milliseconds.
@@ -61,10 +61,27 @@ pub struct ListenArgs {
 }
 
 impl ListenArgs {
-    /// The source flags, over the config file's `[audio]`.
+    /// Refuses source flags that contradict each other, before the config is read.
+    pub fn check(&self) -> anyhow::Result<()> {
+        match (self.source, &self.file) {
+            (Some(source), Some(_)) if source != config::SourceKind::File => anyhow::bail!(
+                "--file plays a recording as the microphone, so it cannot go with --source {}: \
+                 drop one of them",
+                clap::ValueEnum::to_possible_value(&source)
+                    .map(|v| v.get_name().to_owned())
+                    .unwrap_or_default()
+            ),
+            _ => Ok(()),
+        }
+    }
+
+    /// The source flags, over the config file's `[audio]`. `--file` alone means the file
+    /// source.
     pub fn fold_into(&self, config: &mut config::Config) {
         if let Some(source) = self.source {
             config.audio.source = source;
+        } else if self.file.is_some() {
+            config.audio.source = config::SourceKind::File;
         }
         if let Some(port) = &self.serial_port {
             config.audio.serial_port = port.clone();
@@ -158,9 +175,14 @@ pub(super) fn run(args: ListenArgs, config: &config::Config) -> anyhow::Result<(
         heard = said.heard;
         text = said.text;
     }
+    // Without a transcript, "heard" is the detector's word: speech started.
+    if args.no_transcribe {
+        heard = utterance.speech_start_ms.is_some();
+    }
     if args.json {
         let v = serde_json::json!({
-            "text": text,
+            // null, not "", when nothing was transcribed on purpose.
+            "text": (!args.no_transcribe).then_some(text),
             "heard": heard,
             "audio_ms": audio_ms,
             "stopped_because": utterance.stopped_because,
@@ -171,12 +193,25 @@ pub(super) fn run(args: ListenArgs, config: &config::Config) -> anyhow::Result<(
             "turn": utterance.turn,
         });
         print(&format!("{v}\n"))
+    } else if args.no_transcribe {
+        let report = match utterance.speech_start_ms {
+            Some(start) => format!(
+                "speech from {:.2} s; stopped at {:.2} s because {}; {:.2} s of audio kept",
+                start as f64 / 1000.0,
+                utterance.listen_ms as f64 / 1000.0,
+                utterance.stopped_because,
+                audio_ms as f64 / 1000.0
+            ),
+            None => format!(
+                "no speech; stopped at {:.2} s because {}",
+                utterance.listen_ms as f64 / 1000.0,
+                utterance.stopped_because
+            ),
+        };
+        print(&format!("{report}\n"))
     } else {
         if !heard {
-            eprintln!(
-                "yazses: nothing was said (stopped: {:?})",
-                utterance.stopped_because
-            );
+            eprintln!("yazses: nothing was said ({})", utterance.stopped_because);
         }
         print(&format!("{text}\n"))
     }

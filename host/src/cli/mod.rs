@@ -95,7 +95,19 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Config(ConfigCommand::Show) => print(&config::load(path)?.to_toml()),
         Command::Devices => devices::run(),
         Command::Listen(args) => {
-            let config = config::load_with(path, |c| args.fold_into(c))?;
+            args.check()?;
+            let config = config::load_with(path, |c| args.fold_into(c)).map_err(|e| {
+                match e {
+                    // Said in the flags' terms: the user may have no config file at all.
+                    config::ConfigError::Invalid {
+                        key: "audio.file", ..
+                    } => anyhow::anyhow!(
+                        "the file source needs a recording: add --file FILE (or set audio.file \
+                         in the config file)"
+                    ),
+                    e => e.into(),
+                }
+            })?;
             listen::run(args, &config)
         }
         Command::Status(args) => status::run(args, &config::load(path)?),
