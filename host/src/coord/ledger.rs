@@ -59,16 +59,31 @@ pub struct BudgetStatus {
     /// When the oldest charge leaves the window, in milliseconds since the Unix epoch;
     /// `null` when nothing is charged.
     pub resets_at: Option<u64>,
+    /// When this process may ask again, in milliseconds since the Unix epoch; `null` when
+    /// it may now. Later than `resets_at` when processes with a higher limit charged more
+    /// than this one allows: then several charges must leave the hour first.
+    pub allowed_again_at: Option<u64>,
 }
 
 impl BudgetStatus {
     /// The budget `charges` leave at `now` for a process allowing `limit` per hour.
     fn of(charges: &[Charge], limit: u32, now: u64) -> BudgetStatus {
-        let live = || charges.iter().filter(|c| c.at + WINDOW_MS > now);
+        let mut ends: Vec<u64> = charges
+            .iter()
+            .map(|c| c.at + WINDOW_MS)
+            .filter(|&end| end > now)
+            .collect();
+        ends.sort_unstable();
+        let spent = ends.len();
+        // Below the limit once `spent - limit + 1` charges have left the hour.
+        let allowed_again_at = spent
+            .checked_sub(limit as usize)
+            .and_then(|over| ends.get(over).copied());
         BudgetStatus {
-            spent: live().count(),
+            spent,
             limit,
-            resets_at: live().map(|c| c.at + WINDOW_MS).min(),
+            resets_at: ends.first().copied(),
+            allowed_again_at,
         }
     }
 
@@ -77,7 +92,7 @@ impl BudgetStatus {
         if self.spent < self.limit as usize {
             return Ok(());
         }
-        let left = self.resets_at.unwrap_or(now).saturating_sub(now);
+        let left = self.allowed_again_at.unwrap_or(now).saturating_sub(now);
         Err(CoordError::Budget {
             used: self.spent,
             retry_in_min: left.div_ceil(60_000).max(1),

@@ -236,6 +236,43 @@ fn the_budget_is_shared_reserved_first_and_refunded_when_nothing_was_heard() {
 }
 
 #[test]
+fn a_process_with_a_lower_limit_waits_until_enough_charges_leave_the_hour() {
+    let dir = scratch("lower-limit");
+    let generous = Coordinator::new(dir.clone());
+    let strict = Coordinator::new(dir);
+    let t0 = unix_ms();
+    // A server allowing 5 an hour is answered five times, a minute apart.
+    for i in 0..5 {
+        let r = generous.ledger().reserve(5, t0 + i * 60_000).unwrap();
+        generous.ledger().settle(&r, true, t0 + i * 60_000).unwrap();
+    }
+    // One allowing 2 must wait until one is left: four must leave, not only the oldest.
+    let now = t0 + 5 * 60_000;
+    let s = strict.ledger().status(2, now).unwrap();
+    assert_eq!(s.spent, 5);
+    assert_eq!(s.resets_at, Some(t0 + WINDOW_MS));
+    assert_eq!(s.allowed_again_at, Some(t0 + 3 * 60_000 + WINDOW_MS));
+    let err = strict.ledger().reserve(2, now).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            CoordError::Budget {
+                used: 5,
+                retry_in_min: 58
+            }
+        ),
+        "{err}"
+    );
+    // The generous one is still refused only until its own oldest leaves.
+    let s = generous.ledger().status(5, now).unwrap();
+    assert_eq!(s.allowed_again_at, Some(t0 + WINDOW_MS));
+    assert_eq!(
+        generous.ledger().status(6, now).unwrap().allowed_again_at,
+        None
+    );
+}
+
+#[test]
 fn a_deleted_ledger_is_rebuilt_from_what_live_processes_charged() {
     let dir = scratch("deleted");
     let a = Coordinator::new(dir.clone());
