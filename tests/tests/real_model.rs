@@ -263,7 +263,12 @@ fn audio_without_speech_is_not_heard_and_whisper_is_not_asked() {
 #[test]
 fn an_english_only_model_refuses_another_language_and_an_unknown_code() {
     let speech = repo_root().join("fixtures/speech/hello.wav");
-    for (lang, mentions) in [("de", "English-only"), ("xx", "not a language")] {
+    for (lang, mentions) in [
+        ("de", "English-only and cannot transcribe german (de)"),
+        ("German", "English-only and cannot transcribe german (de)"),
+        ("xx", "\"xx\" is not a language"),
+        ("en\0", "not a language"),
+    ] {
         let opts = Options {
             language: Some(lang.into()),
             ..options()
@@ -272,6 +277,32 @@ fn an_english_only_model_refuses_another_language_and_an_unknown_code() {
         assert!(matches!(err, TranscribeError::Language(_)), "{err}");
         assert!(err.to_string().contains(mentions), "{err}");
     }
+    // English by its name, in any case, is English.
+    for lang in ["english", "English", "en"] {
+        let opts = Options {
+            language: Some(lang.into()),
+            ..options()
+        };
+        let t = transcribe_file(engine(), &speech, &opts, |_| {}).unwrap();
+        assert!(t.heard, "{lang}");
+    }
+}
+
+#[test]
+fn an_unknown_language_is_refused_in_one_sentence_without_whisper_cpp_logging() {
+    let hello = repo_root().join("fixtures/speech/hello.wav");
+    let out = yazses(&[
+        "transcribe",
+        "--model",
+        model_path().to_str().unwrap(),
+        "--language",
+        "xx",
+        hello.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("\"xx\" is not a language"), "{stderr}");
 }
 
 #[test]

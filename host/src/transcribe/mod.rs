@@ -327,22 +327,38 @@ impl Model {
     }
 
     /// The language to pass whisper, or why the request cannot be met.
-    fn language<'a>(&self, requested: Option<&'a str>) -> Result<&'a str, TranscribeError> {
-        match requested {
-            None | Some("auto") if self.multilingual => Ok("auto"),
-            None | Some("auto") | Some("en") => Ok("en"),
-            Some(code) if whisper_rs::get_lang_id(code).is_none() => {
-                Err(TranscribeError::Language(format!(
-                    "{code:?} is not a language whisper knows; use a code such as en, de, fr, or auto"
-                )))
-            }
-            Some(code) if !self.multilingual => Err(TranscribeError::Language(format!(
-                "the model {} is English-only; use a multilingual model (such as base) for {code:?}",
+    fn language(&self, requested: Option<&str>) -> Result<&'static str, TranscribeError> {
+        let requested = match requested.map(str::trim) {
+            None | Some("auto") => return Ok(if self.multilingual { "auto" } else { "en" }),
+            Some(r) => r,
+        };
+        let Some((code, name)) = language_named(requested) else {
+            return Err(TranscribeError::Language(format!(
+                "{requested:?} is not a language whisper knows; use a code such as en, de, \
+                 fr (or a name such as german), or auto"
+            )));
+        };
+        if code != "en" && !self.multilingual {
+            return Err(TranscribeError::Language(format!(
+                "the model {} is English-only and cannot transcribe {name} ({code}); use a \
+                 multilingual model such as base",
                 self.name
-            ))),
-            Some(code) => Ok(code),
+            )));
         }
+        Ok(code)
     }
+}
+
+/// Whisper's code and name for `requested`, given as either (`de`, `German`), in any case.
+/// Looked up in whisper's own table rather than asked of `whisper_lang_id`, which logs an
+/// unknown name on stderr and cannot take a NUL byte.
+fn language_named(requested: &str) -> Option<(&'static str, &'static str)> {
+    let wanted = requested.to_lowercase();
+    (0..=whisper_rs::get_lang_max_id()).find_map(|id| {
+        let code = whisper_rs::get_lang_str(id)?;
+        let name = whisper_rs::get_lang_str_full(id)?;
+        (code == wanted || name == wanted).then_some((code, name))
+    })
 }
 
 /// What a capture said.
