@@ -111,3 +111,30 @@ fn the_file_source_without_a_file_asks_for_one_in_flag_terms() {
     // may never have written.
     assert!(!stderr.contains("out of range"), "{stderr}");
 }
+
+#[test]
+fn no_microphone_is_one_sentence_that_says_what_to_try() {
+    // An ALSA configuration with no devices at all: the machine has no sound card.
+    let empty = scratch().join("listen-cli-no-alsa-devices.conf");
+    std::fs::write(&empty, "").unwrap();
+    let config = scratch().join("listen-cli-cpal.toml");
+    std::fs::write(&config, "").unwrap();
+    let out = Command::new(yazses_bin())
+        .arg("--config")
+        .arg(&config)
+        .args(["listen", "--source", "cpal", "--no-transcribe"])
+        .env("ALSA_CONFIG_PATH", &empty)
+        .env("YAZSES_RUNTIME_DIR", runtime_dir("listen-cli-cpal"))
+        .env_remove("YAZSES_LOG")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    // alsa-lib's own complaints go to the debug log, not the screen.
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("`yazses devices`") && stderr.contains("--file FILE"),
+        "{stderr}"
+    );
+}

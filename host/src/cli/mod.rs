@@ -49,9 +49,12 @@ pub enum Command {
     /// Serve MCP over stdio (for Claude Code, Codex, Claude Desktop and other MCP clients).
     #[command(long_about = mcp_server_help())]
     McpServer,
-    /// Show the configuration.
-    #[command(subcommand)]
-    Config(ConfigCommand),
+    /// Show the configuration (`config show`, the default) or where its file is.
+    Config {
+        /// What to show [default: show].
+        #[command(subcommand)]
+        command: Option<ConfigCommand>,
+    },
     /// List the audio input devices (pin one with the config key audio.device) and the
     /// yazses dongles plugged in, with what each says about itself.
     Devices,
@@ -92,7 +95,20 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Transcribe(args) => transcribe::run(args, &config::load(path)?),
         Command::Model(cmd) => model::run(cmd),
         Command::McpServer => crate::mcp::serve_stdio(config::load(path)?),
-        Command::Config(ConfigCommand::Show) => print(&config::load(path)?.to_toml()),
+        Command::Config {
+            command: None | Some(ConfigCommand::Show),
+        } => {
+            let file = cli.config.clone().unwrap_or_else(config::default_path);
+            if !file.exists() {
+                // On stderr: the TOML on stdout stays a file one can save as it is.
+                eprintln!(
+                    "yazses: {} does not exist, so these are the defaults (save this output \
+                     there to start one)",
+                    file.display()
+                );
+            }
+            print(&config::load(path)?.to_toml())
+        }
         Command::Devices => devices::run(),
         Command::Listen(args) => {
             args.check()?;
@@ -115,7 +131,9 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             let config = config::load_with(path, |c| args.fold_into(c))?;
             dictate::run(args, &config)
         }
-        Command::Config(ConfigCommand::Path) => print(&format!(
+        Command::Config {
+            command: Some(ConfigCommand::Path),
+        } => print(&format!(
             "{}\n",
             cli.config
                 .clone()

@@ -34,8 +34,37 @@ pub struct InputDevice {
     pub default: bool,
 }
 
+/// Runs `f` with alsa-lib's messages on this thread kept from stderr: looking for devices
+/// on a machine without a sound card prints a screen of them before the one error that
+/// matters. What alsa-lib said goes to the debug log (`YAZSES_LOG=debug`).
+#[cfg(target_os = "linux")]
+fn quiet<T>(f: impl FnOnce() -> T) -> T {
+    let said = alsa::Output::local_error_handler().ok();
+    let result = f();
+    if let Some(said) = said {
+        let text = said.borrow().to_string();
+        if !text.trim().is_empty() {
+            tracing::debug!(alsa = %text.trim_end(), "alsa-lib said");
+        }
+    }
+    result
+}
+
+#[cfg(not(target_os = "linux"))]
+fn quiet<T>(f: impl FnOnce() -> T) -> T {
+    f()
+}
+
+/// What to try when no input can be used.
+const NO_INPUT_HINT: &str = "`yazses devices` lists the inputs (pin one with audio.device), \
+                             and `yazses listen --file FILE` plays a recording instead";
+
 /// The input devices of the default host.
 pub fn input_devices() -> Result<Vec<InputDevice>, SourceError> {
+    quiet(list_inputs)
+}
+
+fn list_inputs() -> Result<Vec<InputDevice>, SourceError> {
     let host = cpal::default_host();
     let default = host
         .default_input_device()
@@ -84,6 +113,15 @@ impl std::fmt::Debug for CpalSource {
 impl CpalSource {
     /// Opens `device` (by name; empty for the default input) and starts capturing.
     pub fn open(device: &str) -> Result<CpalSource, SourceError> {
+        quiet(|| CpalSource::open_loudly(device)).map_err(|e| match e {
+            SourceError::Missing(why) if !why.contains("yazses devices") => {
+                SourceError::Missing(format!("{}; {NO_INPUT_HINT}", why.trim_end_matches('.')))
+            }
+            e => e,
+        })
+    }
+
+    fn open_loudly(device: &str) -> Result<CpalSource, SourceError> {
         let dev_err = |what: &str, e: &dyn std::fmt::Display| {
             let msg = format!("{what}: {e}");
             // ALSA says EBUSY in words; cpal has no kind for it.
