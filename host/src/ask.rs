@@ -52,11 +52,47 @@ fn in_background<T: Clone + Send + 'static>(
     })
 }
 
+/// Where a question is, for progress reports: what [`AskHuman::ask`] tells its caller as it
+/// goes.
+#[derive(Clone, Copy, Debug)]
+pub enum Step<'a> {
+    /// Another process holds the microphone; the question waits (told again whenever the
+    /// holder changes).
+    Waiting(&'a Waiting),
+    /// The microphone is ours and the question is being said.
+    Speaking,
+    /// The microphone listens for the answer.
+    Listening,
+    /// The microphone is released and the answer is being transcribed.
+    Transcribing,
+}
+
+impl Step<'_> {
+    /// The step in a few words, for a progress message.
+    pub fn describe(&self) -> String {
+        match self {
+            Step::Waiting(w) => match &w.holder {
+                Some(h) => format!(
+                    "waiting for the microphone (held by {}, {})",
+                    h.caller,
+                    h.purpose.as_str()
+                ),
+                None => "waiting for the microphone".to_owned(),
+            },
+            Step::Speaking => "saying the question".to_owned(),
+            Step::Listening => "listening for the answer".to_owned(),
+            Step::Transcribing => "transcribing the answer".to_owned(),
+        }
+    }
+}
+
 /// What the caller gets back.
 #[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Answer {
     /// What the user said, transcribed; empty when nothing was heard.
     pub answer: String,
+    /// The name the question was asked under, as spoken ("<asked_as> asks: ...").
+    pub asked_as: String,
     /// Whether the user said anything.
     pub heard: bool,
     /// Why listening stopped: the user stopped talking, nobody spoke in time, the
@@ -221,7 +257,7 @@ impl AskHuman {
         timeout_s: u32,
         transcriber: impl FnOnce() -> Result<Arc<dyn Transcriber>, String> + Send + 'static,
         cancel: &AtomicBool,
-        on_wait: impl FnMut(&Waiting),
+        mut on_step: impl FnMut(Step<'_>),
     ) -> Result<Answer, AskError> {
         let question = question.trim();
         if question.is_empty() {
@@ -248,7 +284,7 @@ impl AskHuman {
             caller: &caller,
             queue_timeout: Duration::from_secs_f64(self.config.mcp.ask_human_queue_s),
         };
-        let session = Session::begin(coord, want, cancel, on_wait)?;
+        let session = Session::begin(coord, want, cancel, |w| on_step(Step::Waiting(w)))?;
         let queued_ms = session.queued_ms();
         let reservation = coord.ledger().reserve(limit, unix_ms())?;
         let refund = |e: AskError| {
@@ -269,6 +305,7 @@ impl AskHuman {
         };
         let said = format!("{caller} asks: {question}");
         let speak = &self.config.speak;
+        on_step(Step::Speaking);
         if speak.enabled {
             let timeout = crate::speak::timeout_for(&said, speak.timeout_s);
             // Whatever the microphone picks up after a question the user never heard is
@@ -285,6 +322,7 @@ impl AskHuman {
         if cancel.load(Ordering::SeqCst) {
             return Err(refund(AskError::Cancelled));
         }
+        on_step(Step::Listening);
         let endpoint = self.endpoint(timeout_s);
         let options = Options::spoken(self.config.transcribe.threads);
         let mut signals = Smart::new(
@@ -309,6 +347,7 @@ impl AskHuman {
         // The microphone is closed and the next question may start.
         let mut answer = Answer {
             answer: String::new(),
+            asked_as: caller.clone(),
             heard: false,
             stopped_because: utterance.stopped_because,
             listen_ms: utterance.listen_ms,
@@ -321,6 +360,7 @@ impl AskHuman {
             answer.heard = said.heard;
             answer.answer = said.text;
         } else if !utterance.samples.is_empty() {
+            on_step(Step::Transcribing);
             let transcriber = signals
                 .transcriber()
                 .map_err(|e| refund(AskError::Transcribe(e)))?;
@@ -561,8 +601,8 @@ mod tests {
         let no = AtomicBool::new(false);
         let mut told = Vec::new();
         let err = s
-            .ask("agent", "Ready?", 10, never_loaded, &no, |w| {
-                told.push(w.clone())
+            .ask("agent", "Ready?", 10, never_loaded, &no, |step| {
+                told.push(step.describe())
             })
             .unwrap_err();
         assert!(matches!(err, AskError::Busy { waited_s: 1, .. }), "{err}");
@@ -570,7 +610,10 @@ mod tests {
             err.to_string().contains("held by other-agent, ask_human"),
             "{err}"
         );
-        assert_eq!(told[0].holder.as_ref().unwrap().caller, "other-agent");
+        assert_eq!(
+            told,
+            ["waiting for the microphone (held by other-agent, ask_human)"]
+        );
     }
 
     #[test]

@@ -18,6 +18,8 @@ from mcp.shared.exceptions import MCPError
 from mcp.types import Implementation
 
 CLIENT = "yazses-test-client"
+# The display name a client gives beside its short name: the one a person hears.
+TITLE = "Yazses Test Client"
 
 
 def check(ok, what, detail=""):
@@ -54,7 +56,7 @@ async def run(args):
     # The SDK starts servers with a minimal environment; pass on what the test set up.
     passed = {k: os.environ[k] for k in ("ALSA_CONFIG_PATH", "YAZSES_LOG", "YAZSES_MODEL_DIR", "YAZSES_RUNTIME_DIR") if k in os.environ}
     params = StdioServerParameters(command=args.yazses, args=["--config", args.config, "mcp-server"], env=passed)
-    async with Client(params, mode=args.mode, client_info=Implementation(name=CLIENT, version="1.0")) as client:
+    async with Client(params, mode=args.mode, client_info=Implementation(name=CLIENT, title=TITLE, version="1.0")) as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
         if args.scenario == "off":
             check(set(tools) == {"transcribe"}, "ask_human is absent while off", sorted(tools))
@@ -103,8 +105,19 @@ async def run(args):
             check(r.is_error, "an undeclared argument is refused", text_of(r))
 
             for i in range(2):
-                r = await client.call_tool("ask_human", {"question": "Which model should I ship?", "timeout_s": 20})
+                steps = []
+
+                async def on_step(progress, total, message):
+                    steps.append((progress, message))
+                r = await client.call_tool("ask_human", {"question": "Which model should I ship?", "timeout_s": 20},
+                                           progress_callback=on_step)
                 sc = r.structured_content or {}
+                messages = [m for _, m in steps]
+                check(messages[:1] == ["saying the question"] and "listening for the answer" in messages,
+                      f"ask_human {i + 1}: progress says each step, the first once", messages)
+                check(all(a[0] < b[0] for a, b in zip(steps, steps[1:])),
+                      f"ask_human {i + 1}: progress rises with every notification", steps)
+                check(sc.get("asked_as") == TITLE, f"ask_human {i + 1} says whose question it was", sc)
                 check(not r.is_error and sc.get("heard") is True, f"ask_human {i + 1} hears an answer", text_of(r))
                 words = sc.get("answer", "").lower()
                 check("smaller model" in words and "friday" in words,
@@ -112,7 +125,8 @@ async def run(args):
                 check(sc.get("stopped_because") == "end_of_speech", "it stopped at the end of speech", sc)
                 check(6000 <= sc.get("listen_ms", 0) <= 8000, "it listened about as long as the answer", sc)
             said = open(args.said).read()
-            check(f"{CLIENT} asks: Which model should I ship?" in said, "the caller is named in what was spoken", said)
+            check(f"{TITLE} asks: Which model should I ship?" in said,
+                  "the caller is named in what was spoken, by its title", said)
             r = await client.call_tool("ask_human", {"question": "And the bigger one?"})
             check(r.is_error and "past hour" in text_of(r), "the third answer in an hour is over budget", text_of(r))
             r = await client.call_tool("ask_human", {"question": "x", "timeout_s": 500})

@@ -59,7 +59,7 @@ pub struct Server {
 pub const TRANSCRIBE_DESCRIPTION: &str = "Transcribe an audio file that is already on this machine into text, with timed segments. Use it for recordings the user or another tool has saved (WAV, FLAC, MP3, Ogg/Vorbis; any sample rate). Do not use it to hear the user live: that is ask_human. It only reads the file, on this machine; nothing is uploaded. A file without speech returns heard = false and empty text (nothing is invented). Refusals come back as error results that say why: missing or unreadable files, directories and devices, damaged files, files over the size or duration cap, languages the model does not speak. A file whose tail is damaged or missing is refused, saying where it stops, unless partial is true (then cut_short_ms says where the transcript ends). Long files take a while (about 20 times faster than real time with the default model). A few files are transcribed at once (as many as the cores allow); more calls wait their turn, in order. Progress, including the wait, is reported when the request carries a progress token, and cancelling the request stops the work, waiting or not. The same file gives the same text every time. Parameters: path (required), language (optional: a language code or auto, the default), partial (optional, default false).";
 
 /// `ask_human`'s description.
-pub const ASK_HUMAN_DESCRIPTION: &str = "Ask the user a question out loud and return the spoken answer as text. Use it only for a decision or a fact that only the user has, when they are likely at the computer; prefer asking in text when you can. The question is spoken as \"<your client's name> asks: <question>\" through the speakers (and printed on the server's stderr); then the microphone listens until the user stops talking (1.2 s of silence), nobody starts within 8 s (heard = false, answer empty), or timeout_s passes, and is released at once. The answer is returned to you only: it is never typed, pasted or sent anywhere else. It interrupts a person, so it is rationed: a few heard answers per hour (3 by default; unheard ones are free), never while the user is dictating, one question at a time across all of the user's agents (a question waits up to 20 s for another to finish, with progress saying who holds the microphone). Refusals come back as error results that say when to try again; do not retry sooner. Parameters: question (required, 1 to 500 characters, one short question), timeout_s (optional, 1 to 120 s, default 30; many clients stop waiting after about 60 s, so above 50 the call is refused unless the request carries a progress token, which the server then keeps alive with progress notifications).";
+pub const ASK_HUMAN_DESCRIPTION: &str = "Ask the user a question out loud and return the spoken answer as text. Use it only for a decision or a fact that only the user has, when they are likely at the computer; prefer asking in text when you can. The question is spoken as \"<your client's title, else its name> asks: <question>\" through the speakers (asked_as in the result says which) (and printed on the server's stderr); then the microphone listens until the user stops talking (1.2 s of silence), nobody starts within 8 s (heard = false, answer empty), or timeout_s passes, and is released at once. The answer is returned to you only: it is never typed, pasted or sent anywhere else. It interrupts a person, so it is rationed: a few heard answers per hour (3 by default; unheard ones are free), never while the user is dictating, one question at a time across all of the user's agents (a question waits up to 20 s for another to finish; progress names each step: who holds the microphone while it waits, saying the question, listening, transcribing). Refusals come back as error results that say when to try again; do not retry sooner. Parameters: question (required, 1 to 500 characters, one short question), timeout_s (optional, 1 to 120 s, default 30; many clients stop waiting after about 60 s, so above 50 the call is refused unless the request carries a progress token, which the server then keeps alive with progress notifications).";
 
 /// The longest `timeout_s` accepted without a progress token: listening plus speaking and
 /// transcribing stays under the 60 s many clients allow a tool call.
@@ -214,25 +214,32 @@ impl Server {
                 "timeout_s = {timeout_s} would likely outlast the usual 60 s limit on a tool call, and the answer would be lost; use {SAFE_TIMEOUT_S} or less, or send a progress token (the server then reports progress every few seconds while it listens)."
             ));
         }
-        // Progress goes to a client that asked for it: a heartbeat every 5 s while the
-        // call runs, and a word whenever the holder of the microphone changes while the
-        // question waits for it.
-        let (waits, mut waits_rx) = tokio::sync::mpsc::unbounded_channel::<String>();
+        // Progress goes to a client that asked for it: a word at each step (waiting for
+        // the microphone, saying the question, listening, transcribing), and the same word
+        // again every 5 s while a step lasts, which keeps clients with a call limit waiting.
+        let (steps, mut steps_rx) = tokio::sync::mpsc::unbounded_channel::<String>();
         let heartbeat = token.map(|token| {
             let peer = context.peer.clone();
             tokio::spawn(async move {
-                let mut tick = tokio::time::interval(std::time::Duration::from_secs(5));
+                let period = std::time::Duration::from_secs(5);
                 let started = tokio::time::Instant::now();
-                let mut message = "listening for the answer".to_owned();
+                let mut message = "starting".to_owned();
+                let mut sent = 0.0f64;
+                let mut next = started + period;
                 loop {
                     tokio::select! {
-                        _ = tick.tick() => {}
-                        Some(m) = waits_rx.recv() => message = m,
+                        _ = tokio::time::sleep_until(next) => {}
+                        m = steps_rx.recv() => match m {
+                            Some(m) if m != message => message = m,
+                            Some(_) => continue,
+                            None => break,
+                        },
                     }
-                    let mut p = ProgressNotificationParam::new(
-                        token.clone(),
-                        started.elapsed().as_secs_f64().floor(),
-                    );
+                    next = tokio::time::Instant::now() + period;
+                    // Progress must increase from one notification to the next.
+                    let progress = started.elapsed().as_secs_f64().max(sent + 0.001);
+                    sent = progress;
+                    let mut p = ProgressNotificationParam::new(token.clone(), progress);
                     p.message = Some(message.clone());
                     if peer.notify_progress(p).await.is_err() {
                         break;
@@ -240,9 +247,10 @@ impl Server {
                 }
             })
         });
+        // The client's display name when it gives one ("Claude Code"), else its short name.
         let caller = context
             .client_info()
-            .map(|i| i.name)
+            .map(|i| i.title.filter(|t| !t.trim().is_empty()).unwrap_or(i.name))
             .unwrap_or_else(|| "An agent".into());
         let cancel = cancel_flag(&context);
         let ask = self.ask.clone();
@@ -255,17 +263,12 @@ impl Server {
                 timeout_s,
                 move || models.get(&config).map(|e| e as Arc<dyn Transcriber>),
                 &cancel,
-                |waiting| {
-                    let message = match &waiting.holder {
-                        Some(h) => format!(
-                            "waiting for the microphone (held by {}, {})",
-                            h.caller,
-                            h.purpose.as_str()
-                        ),
-                        None => "waiting for the microphone".to_owned(),
-                    };
-                    tracing::info!(ahead = waiting.ahead, "{message}");
-                    let _ = waits.send(message);
+                |step| {
+                    let message = step.describe();
+                    if let crate::ask::Step::Waiting(w) = step {
+                        tracing::info!(ahead = w.ahead, "{message}");
+                    }
+                    let _ = steps.send(message);
                 },
             )
             .map(Json)
