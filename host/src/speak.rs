@@ -39,6 +39,17 @@ pub enum SpeakError {
         /// The limit.
         secs: u64,
     },
+    /// The command ran but no sound came out: it says it found no audio output.
+    #[error(
+        "the speech command {command} found no sound output ({said}); connect a speaker, or \
+         set [speak] enabled = false to have questions only printed"
+    )]
+    NoSound {
+        /// The program.
+        command: String,
+        /// The line of its output that says so.
+        said: String,
+    },
     /// The caller cancelled while the question was being said.
     #[error("cancelled while speaking")]
     Cancelled,
@@ -188,9 +199,29 @@ pub fn say(
         command: args[0].clone(),
         reason,
     };
-    let mut speaking =
-        Speaking::start(Command::new(&args[0]).args(&args[1..]).stdin(Stdio::null()))
-            .map_err(|e| failed(e.to_string()))?;
+    // Its stderr is read, not inherited: espeak-ng exits 0 when it finds no audio output,
+    // and only says so there.
+    let mut speaking = Speaking::start(
+        Command::new(&args[0])
+            .args(&args[1..])
+            .stdin(Stdio::null())
+            .stderr(Stdio::piped()),
+    )
+    .map_err(|e| failed(e.to_string()))?;
+    // Line by line through a channel: a daemon the command started outside its group
+    // (speech-dispatcher autostarts so) may hold the pipe open for good, and must not hold
+    // up the question.
+    let (lines, stderr) = std::sync::mpsc::channel::<String>();
+    if let Some(pipe) = speaking.0.stderr.take() {
+        std::thread::spawn(move || {
+            for line in std::io::BufRead::lines(std::io::BufReader::new(pipe)) {
+                let Ok(line) = line else { break };
+                if lines.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+    }
     let started = Instant::now();
     let status = loop {
         if let Some(status) = speaking.0.try_wait().map_err(|e| failed(e.to_string()))? {
@@ -209,17 +240,88 @@ pub fn say(
         }
         std::thread::sleep(Duration::from_millis(20));
     };
-    // What the command started in its group (an audio player) goes with it.
+    // What the command started in its group (an audio player) goes with it, and with it
+    // the last writer to the stderr pipe.
     kill_group(speaking.0.id());
+    let mut said = String::new();
+    let grace = Instant::now() + Duration::from_millis(300);
+    while let Ok(line) = stderr.recv_timeout(grace.saturating_duration_since(Instant::now())) {
+        said.push_str(&line);
+        said.push('\n');
+    }
     if !status.success() {
         return Err(failed(format!("it exited with {status}")));
     }
+    if let Some(line) = no_sound_output(&said) {
+        return Err(SpeakError::NoSound {
+            command: args[0].clone(),
+            said: line.to_owned(),
+        });
+    }
+    // Anything else it said is passed on, as when it wrote to our stderr itself.
+    if !said.trim().is_empty() {
+        eprint!("{said}");
+    }
     Ok(())
+}
+
+/// The line of a speech command's stderr that says it had no audio output to play on:
+/// ALSA finding no device, or PulseAudio no server.
+fn no_sound_output(stderr: &str) -> Option<&str> {
+    const SIGNS: [&str; 4] = [
+        "Unknown PCM",
+        "snd_pcm_open",
+        "cannot find card",
+        "Connection refused",
+    ];
+    stderr
+        .lines()
+        .find(|line| SIGNS.iter().any(|sign| line.contains(sign)))
+        .map(str::trim)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_command_that_exits_0_without_a_sound_output_is_not_spoken() {
+        // As espeak-ng does on a machine without a sound card.
+        let quiet = vec![
+            "sh".to_owned(),
+            "-c".to_owned(),
+            "echo 'ALSA lib pcm.c:2666:(snd_pcm_open_noupdate) Unknown PCM default' >&2; \
+             echo 'error: No such file or directory' >&2"
+                .to_owned(),
+        ];
+        let err = say(
+            &quiet,
+            "Ready?",
+            Duration::from_secs(5),
+            &AtomicBool::new(false),
+        )
+        .unwrap_err();
+        assert!(matches!(err, SpeakError::NoSound { .. }), "{err}");
+        let text = err.to_string();
+        assert!(
+            text.contains("no sound output") && text.contains("Unknown PCM"),
+            "{text}"
+        );
+        assert!(text.contains("[speak] enabled = false"), "{text}");
+        // Other chatter on stderr is not a failure.
+        let chatty = vec![
+            "sh".to_owned(),
+            "-c".to_owned(),
+            "echo 'using voice en-us' >&2".to_owned(),
+        ];
+        say(
+            &chatty,
+            "Ready?",
+            Duration::from_secs(5),
+            &AtomicBool::new(false),
+        )
+        .unwrap();
+    }
 
     #[test]
     fn the_text_replaces_its_placeholder_or_comes_last_and_is_one_argument() {

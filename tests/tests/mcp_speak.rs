@@ -133,3 +133,42 @@ fn a_server_told_to_stop_takes_a_hung_speech_command_with_it() {
         );
     }
 }
+
+/// espeak-ng exits 0 when it finds no audio output; the question must not be reported
+/// as said, nor the microphone opened for an answer to a question nobody heard.
+#[test]
+fn espeak_ng_without_a_sound_output_is_not_reported_as_spoken() {
+    let cfg = scratch().join(format!("speak-no-sound-{}.toml", std::process::id()));
+    std::fs::write(
+        &cfg,
+        format!(
+            "[mcp]\nask_human = true\n\
+             [audio]\nsource = \"file\"\nfile = {:?}\nfile_realtime = false\n\
+             [speak]\ncommand = [\"espeak-ng\"]\n",
+            repo_root()
+                .join("fixtures/speech/answer.wav")
+                .display()
+                .to_string(),
+        ),
+    )
+    .unwrap();
+    // An ALSA configuration with no devices: a machine without a sound card.
+    let alsa = scratch().join("speak-no-sound.asound.conf");
+    std::fs::write(&alsa, "").unwrap();
+    let mut client = StdioClient::start_with(
+        &cfg,
+        &runtime_dir("speak-no-sound"),
+        "speak-test",
+        &[("ALSA_CONFIG_PATH", &alsa)],
+    );
+    client.call(1, "ask_human", json!({"question": "Can you hear me?"}));
+    let r = client.response(1);
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    let text = r["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(
+        text.contains("could not be spoken") && text.contains("no sound output"),
+        "{text}"
+    );
+    assert!(text.contains("[speak] enabled = false"), "{text}");
+    assert!(text.contains("microphone was not opened"), "{text}");
+}
