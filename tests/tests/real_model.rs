@@ -454,20 +454,25 @@ fn yazses(args: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
-#[test]
-fn the_cli_prints_one_json_object_per_file_and_nothing_else_on_stdout() {
-    let model = model_path().to_str().unwrap();
-    let flac = repo_root().join("fixtures/speech/sentences.flac");
-    let hello = repo_root().join("fixtures/speech/hello.wav");
-    let out = yazses(&[
+/// `yazses transcribe --model <the test model> --format FORMAT ARGS...`.
+fn transcribe_as(format: &str, args: &[&str]) -> std::process::Output {
+    let model = model_path();
+    let mut all = vec![
         "transcribe",
         "--model",
-        model,
+        model.to_str().unwrap(),
         "--format",
-        "json",
-        flac.to_str().unwrap(),
-        hello.to_str().unwrap(),
-    ]);
+        format,
+    ];
+    all.extend_from_slice(args);
+    yazses(&all)
+}
+
+#[test]
+fn the_cli_prints_one_json_object_per_file_and_nothing_else_on_stdout() {
+    let flac = repo_root().join("fixtures/speech/sentences.flac");
+    let hello = repo_root().join("fixtures/speech/hello.wav");
+    let out = transcribe_as("json", &[flac.to_str().unwrap(), hello.to_str().unwrap()]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     let stdout = String::from_utf8(out.stdout).unwrap();
@@ -497,25 +502,11 @@ fn the_cli_prints_one_json_object_per_file_and_nothing_else_on_stdout() {
 fn the_cli_writes_subtitles_and_reports_a_bad_file_among_good_ones() {
     let model = model_path().to_str().unwrap();
     let hello = repo_root().join("fixtures/speech/hello.wav");
-    let out = yazses(&[
-        "transcribe",
-        "--model",
-        model,
-        "--format",
-        "srt",
-        hello.to_str().unwrap(),
-    ]);
+    let out = transcribe_as("srt", &[hello.to_str().unwrap()]);
     let srt = String::from_utf8(out.stdout).unwrap();
     assert!(srt.starts_with("1\n00:00:0"), "{srt}");
     assert!(srt.contains(" --> "), "{srt}");
-    let out = yazses(&[
-        "transcribe",
-        "--model",
-        model,
-        "--format",
-        "vtt",
-        hello.to_str().unwrap(),
-    ]);
+    let out = transcribe_as("vtt", &[hello.to_str().unwrap()]);
     assert!(
         String::from_utf8(out.stdout)
             .unwrap()
@@ -545,19 +536,10 @@ fn the_cli_writes_subtitles_and_reports_a_bad_file_among_good_ones() {
 
 #[test]
 fn a_file_that_fails_among_several_has_its_own_json_line() {
-    let model = model_path().to_str().unwrap();
     let hello = repo_root().join("fixtures/speech/hello.wav");
     let bad = scratch().join("not-audio.wav");
     std::fs::write(&bad, b"RIFF\x04\0\0\0WAVE").unwrap();
-    let out = yazses(&[
-        "transcribe",
-        "--model",
-        model,
-        "--format",
-        "json",
-        bad.to_str().unwrap(),
-        hello.to_str().unwrap(),
-    ]);
+    let out = transcribe_as("json", &[bad.to_str().unwrap(), hello.to_str().unwrap()]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(
@@ -584,15 +566,7 @@ fn subtitles_of_several_files_go_one_file_each_into_the_output_dir() {
     let flac = repo_root().join("fixtures/speech/sentences.flac");
     let (hello, flac) = (hello.to_str().unwrap(), flac.to_str().unwrap());
     // On stdout two SubRip documents would read as one with its numbering restarted.
-    let out = yazses(&[
-        "transcribe",
-        "--model",
-        model,
-        "--format",
-        "srt",
-        hello,
-        flac,
-    ]);
+    let out = transcribe_as("srt", &[hello, flac]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("--output-dir"), "{stderr}");
@@ -639,17 +613,15 @@ fn subtitles_of_several_files_go_one_file_each_into_the_output_dir() {
     // Two inputs with one name would overwrite each other's output: refused before work.
     let twin = dir.join("hello.flac");
     std::fs::copy(flac, &twin).unwrap();
-    let out = yazses(&[
-        "transcribe",
-        "--model",
-        model,
-        "--format",
+    let out = transcribe_as(
         "srt",
-        "--output-dir",
-        dir.to_str().unwrap(),
-        hello,
-        twin.to_str().unwrap(),
-    ]);
+        &[
+            "--output-dir",
+            dir.to_str().unwrap(),
+            hello,
+            twin.to_str().unwrap(),
+        ],
+    );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("would both be written to"), "{stderr}");
