@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 /// The whole configuration.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct Config {
     /// `[mcp]`: the MCP server.
@@ -27,7 +27,7 @@ pub struct Config {
 }
 
 /// `[mcp]`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct Mcp {
     /// Offer the `ask_human` tool at all (off by default: it reaches a person).
@@ -59,7 +59,18 @@ impl Default for Mcp {
 }
 
 /// Capture sources.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    clap::ValueEnum,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum SourceKind {
     /// A sound card input through cpal.
@@ -72,7 +83,7 @@ pub enum SourceKind {
 }
 
 /// `[audio]`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct AudioConfig {
     /// Which source.
@@ -100,7 +111,7 @@ impl Default for AudioConfig {
 }
 
 /// `[transcribe]`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct TranscribeConfig {
     /// Model name or path.
@@ -133,7 +144,7 @@ impl Default for TranscribeConfig {
 }
 
 /// What starts a dictation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Trigger {
     /// The dongle's button: hold to talk, or tap and let its end of speech end it.
@@ -145,7 +156,18 @@ pub enum Trigger {
 }
 
 /// Where dictated text goes.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    clap::ValueEnum,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum OutputKind {
     /// Typed into the focused window (X11 XTEST; Wayland wtype or ydotool).
@@ -158,7 +180,7 @@ pub enum OutputKind {
 }
 
 /// `[dictate]`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct DictateConfig {
     /// What starts a dictation: one trigger or a list.
@@ -207,7 +229,7 @@ fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<Trigger>, D
 }
 
 /// `[speak]`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct Speak {
     /// Whether questions are spoken. Off: they are only printed (on the server's stderr),
@@ -428,146 +450,249 @@ fn line_at(text: &str, offset: usize) -> usize {
     text[..offset].matches('\n').count() + 1
 }
 
+/// The configuration reference (`docs/configuration.md`), made from the types themselves:
+/// every table and key with its documentation, its default and what it allows. A test
+/// fails when the page on disk differs.
+pub fn reference() -> String {
+    let schema = schemars::schema_for!(Config);
+    let root = schema.as_value();
+    let defaults = toml::Value::try_from(Config::default()).expect("the defaults serialise");
+    let lookup = |node: &serde_json::Value| -> serde_json::Value {
+        match node.get("$ref").and_then(|r| r.as_str()) {
+            Some(r) => root
+                .pointer(&r.replacen('#', "", 1))
+                .cloned()
+                .unwrap_or_default(),
+            None => node.clone(),
+        }
+    };
+    let text = |node: &serde_json::Value| -> String {
+        node.get("description")
+            .and_then(|d| d.as_str())
+            .unwrap_or("")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let mut out = String::from(
+        "# Configuration\n\n\
+         Every key of `config.toml`, made from the code by `yazses::config::reference` \
+         (`UPDATE_GOLDEN=1 cargo test -p yazses --lib config` rewrites this page; a test \
+         fails when it is stale).\n\n\
+         The file is `~/.config/yazses/config.toml` on Linux (`yazses config path`); \
+         `--config PATH` or `YAZSES_CONFIG` names another. A missing file is the defaults; \
+         every key may be left out; unknown keys are warned about; a value outside what \
+         its key allows stops the program with the key named. `yazses config` prints the \
+         effective configuration as TOML.\n",
+    );
+    let tables = root["properties"].as_object().cloned().unwrap_or_default();
+    for (table, node) in &tables {
+        out.push_str(&format!("\n## `[{table}]`\n\n{}\n\n", text(node)));
+        out.push_str("| key | default | what | allowed |\n|---|---|---|---|\n");
+        let keys = lookup(node)["properties"]
+            .as_object()
+            .cloned()
+            .unwrap_or_default();
+        for (key, node) in &keys {
+            let default = defaults
+                .get(table)
+                .and_then(|t| t.get(key))
+                .map(toml_words)
+                .unwrap_or_default();
+            let checked = RULES
+                .iter()
+                .find(|(k, _)| *k == format!("{table}.{key}"))
+                .map(|(_, r)| (*r).to_owned());
+            let allowed = variants(&lookup(&node["items"]), &lookup(node))
+                .or(checked)
+                .unwrap_or_else(|| of_type(node));
+            out.push_str(&format!(
+                "| `{key}` | `{default}` | {} | {} |\n",
+                text(node).replace('|', "\\|"),
+                allowed.replace('|', "\\|")
+            ));
+        }
+    }
+    out
+}
+
+/// What a key without a stated rule takes, from its schema's type.
+fn of_type(node: &serde_json::Value) -> String {
+    let kind = |n: &serde_json::Value| match n.get("type").and_then(|t| t.as_str()) {
+        Some("boolean") => "`true` or `false`",
+        Some("string") => "text",
+        Some("integer") => "a whole number",
+        Some("number") => "a number",
+        _ => "a value of its type",
+    };
+    match node.get("type").and_then(|t| t.as_str()) {
+        Some("array") => format!("a list, each {}", kind(&node["items"])),
+        _ => kind(node).to_owned(),
+    }
+}
+
+/// A default as TOML writes it; an `f32` key's value as the `f32` it is (0.1, not
+/// 0.10000000149011612).
+fn toml_words(value: &toml::Value) -> String {
+    match value {
+        toml::Value::Float(x) if f64::from(*x as f32) == *x => format!("{:?}", *x as f32),
+        v => v.to_string(),
+    }
+}
+
+/// The values an enum key takes, with what each means, from its schema (or from its items'
+/// schema, for a list of them).
+fn variants(items: &serde_json::Value, node: &serde_json::Value) -> Option<String> {
+    let one_of = node
+        .get("oneOf")
+        .or_else(|| items.get("oneOf"))?
+        .as_array()?;
+    let words: Vec<String> = one_of
+        .iter()
+        .filter_map(|v| {
+            let value = v.get("const")?.as_str()?;
+            let means = v.get("description").and_then(|d| d.as_str()).unwrap_or("");
+            let means = means.split_whitespace().collect::<Vec<_>>().join(" ");
+            Some(format!("`{value}`: {}", means.trim_end_matches('.')))
+        })
+        .collect();
+    (!words.is_empty()).then(|| words.join("; "))
+}
+
+/// What each checked key allows, in words: the one text both [`Config::validate`]'s
+/// refusals and the configuration reference ([`reference`]) say.
+const RULES: &[(&str, &str)] = &[
+    ("transcribe.beam_size", "1 to 16"),
+    ("transcribe.max_duration_s", "at least 1 second"),
+    ("transcribe.max_file_mib", "at least 1 MiB"),
+    ("dictate.max_s", "1 to 120 seconds"),
+    ("mcp.ask_human_per_hour", "1 to 60"),
+    ("mcp.ask_human_end_silence_s", "0.3 to 10 seconds"),
+    ("mcp.ask_human_no_speech_s", "1 to 120 seconds"),
+    ("mcp.ask_human_timeout_s", "1 to 120 seconds"),
+    ("mcp.ask_human_queue_s", "0 to 600 seconds"),
+    (
+        "speak.timeout_s",
+        "0 (from the text's length) to 600 seconds",
+    ),
+    ("transcribe.threads", "0 (one per core) to 256"),
+    ("transcribe.parallel", "0 (from the cores) to 16"),
+    ("dictate.trigger", "at least one of dongle, hotkey, command"),
+    ("dictate.tap_ms", "50 to 2000 milliseconds"),
+    ("dictate.end_silence_s", "0.3 to 10 seconds"),
+    (
+        "turn.check_after_ms",
+        "100 to 2000 milliseconds, and at most turn.max_end_silence_ms",
+    ),
+    ("turn.max_end_silence_ms", "500 to 10000 milliseconds"),
+    (
+        "turn.min_end_silence_ms",
+        "100 milliseconds to turn.max_end_silence_ms",
+    ),
+    ("turn.prosody_threshold", "a probability from 0 to 1"),
+    (
+        "audio.file",
+        "a recording's path when audio.source = \"file\"",
+    ),
+];
+
+/// The rule of `key` in [`RULES`].
+fn rule(key: &str) -> &'static str {
+    RULES
+        .iter()
+        .find(|(k, _)| *k == key)
+        .map(|(_, r)| *r)
+        .unwrap_or("a value in range")
+}
+
 impl Config {
     /// Checks every value's range; the first bad one is named.
     pub fn validate(&self, path: &Path) -> Result<(), ConfigError> {
-        let bad = |key: &'static str, value: String, rule: &'static str| {
+        let bad = |key: &'static str, value: String| {
             Err(ConfigError::Invalid {
                 path: path.to_owned(),
                 key,
                 value,
-                rule,
+                rule: rule(key),
             })
         };
         let m = &self.mcp;
         if !(1..=60).contains(&m.ask_human_per_hour) {
-            return bad(
-                "mcp.ask_human_per_hour",
-                m.ask_human_per_hour.to_string(),
-                "1 to 60",
-            );
+            return bad("mcp.ask_human_per_hour", m.ask_human_per_hour.to_string());
         }
         if !(0.3..=10.0).contains(&m.ask_human_end_silence_s) {
             return bad(
                 "mcp.ask_human_end_silence_s",
                 m.ask_human_end_silence_s.to_string(),
-                "0.3 to 10 seconds",
             );
         }
         if !(1.0..=120.0).contains(&m.ask_human_no_speech_s) {
             return bad(
                 "mcp.ask_human_no_speech_s",
                 m.ask_human_no_speech_s.to_string(),
-                "1 to 120 seconds",
             );
         }
         if !(1..=120).contains(&m.ask_human_timeout_s) {
-            return bad(
-                "mcp.ask_human_timeout_s",
-                m.ask_human_timeout_s.to_string(),
-                "1 to 120 seconds",
-            );
+            return bad("mcp.ask_human_timeout_s", m.ask_human_timeout_s.to_string());
         }
         if !(0.0..=600.0).contains(&m.ask_human_queue_s) {
-            return bad(
-                "mcp.ask_human_queue_s",
-                m.ask_human_queue_s.to_string(),
-                "0 to 600 seconds",
-            );
+            return bad("mcp.ask_human_queue_s", m.ask_human_queue_s.to_string());
         }
         if !(0.0..=600.0).contains(&self.speak.timeout_s) {
-            return bad(
-                "speak.timeout_s",
-                self.speak.timeout_s.to_string(),
-                "0 (from the text's length) to 600 seconds",
-            );
+            return bad("speak.timeout_s", self.speak.timeout_s.to_string());
         }
         let t = &self.transcribe;
         if !(1..=16).contains(&t.beam_size) {
-            return bad("transcribe.beam_size", t.beam_size.to_string(), "1 to 16");
+            return bad("transcribe.beam_size", t.beam_size.to_string());
         }
         if t.threads > 256 {
-            return bad(
-                "transcribe.threads",
-                t.threads.to_string(),
-                "0 (one per core) to 256",
-            );
+            return bad("transcribe.threads", t.threads.to_string());
         }
         if t.parallel > 16 {
-            return bad(
-                "transcribe.parallel",
-                t.parallel.to_string(),
-                "0 (from the cores) to 16",
-            );
+            return bad("transcribe.parallel", t.parallel.to_string());
         }
         if t.max_duration_s == 0 {
-            return bad("transcribe.max_duration_s", "0".into(), "at least 1 second");
+            return bad("transcribe.max_duration_s", "0".into());
         }
         if t.max_file_mib == 0 {
-            return bad("transcribe.max_file_mib", "0".into(), "at least 1 MiB");
+            return bad("transcribe.max_file_mib", "0".into());
         }
         let d = &self.dictate;
         if d.trigger.is_empty() {
-            return bad(
-                "dictate.trigger",
-                "[]".into(),
-                "at least one of dongle, hotkey, command",
-            );
+            return bad("dictate.trigger", "[]".into());
         }
         if !(50..=2000).contains(&d.tap_ms) {
-            return bad(
-                "dictate.tap_ms",
-                d.tap_ms.to_string(),
-                "50 to 2000 milliseconds",
-            );
+            return bad("dictate.tap_ms", d.tap_ms.to_string());
         }
         if !(0.3..=10.0).contains(&d.end_silence_s) {
-            return bad(
-                "dictate.end_silence_s",
-                d.end_silence_s.to_string(),
-                "0.3 to 10 seconds",
-            );
+            return bad("dictate.end_silence_s", d.end_silence_s.to_string());
         }
         if !(1..=120).contains(&d.max_s) {
-            return bad("dictate.max_s", d.max_s.to_string(), "1 to 120 seconds");
+            return bad("dictate.max_s", d.max_s.to_string());
         }
         let turn = &self.turn;
         if !(100..=2000).contains(&turn.check_after_ms)
             || turn.check_after_ms > turn.max_end_silence_ms
         {
-            return bad(
-                "turn.check_after_ms",
-                turn.check_after_ms.to_string(),
-                "100 to 2000 milliseconds, and at most turn.max_end_silence_ms",
-            );
+            return bad("turn.check_after_ms", turn.check_after_ms.to_string());
         }
         if !(500..=10_000).contains(&turn.max_end_silence_ms) {
             return bad(
                 "turn.max_end_silence_ms",
                 turn.max_end_silence_ms.to_string(),
-                "500 to 10000 milliseconds",
             );
         }
         if !(100..=turn.max_end_silence_ms).contains(&turn.min_end_silence_ms) {
             return bad(
                 "turn.min_end_silence_ms",
                 turn.min_end_silence_ms.to_string(),
-                "100 milliseconds to turn.max_end_silence_ms",
             );
         }
         if !(0.0..=1.0).contains(&turn.prosody_threshold) {
-            return bad(
-                "turn.prosody_threshold",
-                turn.prosody_threshold.to_string(),
-                "a probability from 0 to 1",
-            );
+            return bad("turn.prosody_threshold", turn.prosody_threshold.to_string());
         }
         if self.audio.source == SourceKind::File && self.audio.file.as_os_str().is_empty() {
-            return bad(
-                "audio.file",
-                "\"\"".into(),
-                "a recording's path when audio.source = \"file\"",
-            );
+            return bad("audio.file", "\"\"".into());
         }
         Ok(())
     }
@@ -598,6 +723,37 @@ impl Config {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn docs_configuration_md_is_generated_from_the_code() {
+        let page = reference();
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/configuration.md");
+        if std::env::var_os("UPDATE_GOLDEN").is_some_and(|v| v == "1") {
+            std::fs::write(&path, &page).unwrap();
+        }
+        let on_disk = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            on_disk == page,
+            "docs/configuration.md is stale; regenerate it with UPDATE_GOLDEN=1 cargo test -p yazses --lib config"
+        );
+    }
+
+    #[test]
+    fn every_key_in_the_reference_has_a_description_and_every_rule_a_key() {
+        let page = reference();
+        for line in page.lines().filter(|l| l.starts_with("| `")) {
+            let cells: Vec<&str> = line.split(" | ").collect();
+            assert!(cells.len() >= 4 && !cells[2].trim().is_empty(), "{line}");
+        }
+        for (key, _) in RULES {
+            let (table, name) = key.split_once('.').unwrap();
+            assert!(
+                page.contains(&format!("## `[{table}]`"))
+                    && page.contains(&format!("| `{name}` |")),
+                "{key} has a rule but no row"
+            );
+        }
+    }
 
     #[test]
     fn an_empty_file_is_the_defaults_and_ask_human_is_off() {

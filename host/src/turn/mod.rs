@@ -51,7 +51,18 @@ pub const PREFETCH_MS: u64 = 100;
 pub const CHECK_PAD_SAMPLES: usize = 16_000;
 
 /// `[turn] mode`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    clap::ValueEnum,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum TurnMode {
     /// Stop after the acoustic end silence, whatever was said.
@@ -63,7 +74,7 @@ pub enum TurnMode {
 }
 
 /// `[turn]`: the end-of-turn policy for `ask_human` and `yazses listen`.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct TurnConfig {
     /// `fixed` (acoustics only) or `smart` (words, then acoustics).
