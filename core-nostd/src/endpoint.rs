@@ -1,4 +1,4 @@
-//! The end-of-speech (autostop) policy of ADR-032 §3.
+//! The end-of-speech (autostop) policy.
 //!
 //! A pure function of a stream of speech/no-speech frames and the clock: it records until
 //! speech has started and then `end_silence` of trailing silence has passed, or until the
@@ -38,7 +38,8 @@ use core::fmt;
 /// No capture runs longer than this, whatever the caller asks: 120 s.
 pub const HARD_CAP: Duration = Duration::from_secs(120);
 
-/// The policy's tuning. [`Default`] gives ADR-032's values.
+/// The policy's tuning. [`Default`]: 1.2 s of end silence, 8 s without speech, 150 ms of
+/// speech to count as started, no timeout but the 120 s cap.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]

@@ -4,7 +4,7 @@
 //! - [`frame`]: the audio contract (16 kHz mono `i16`, 10 ms frames) and a [`Framer`](frame::Framer).
 //! - [`level`]: frame energy as a fixed-point `log2` (Q8).
 //! - [`vad`]: the fixed-point energy voice-activity detector, its presets and calibration.
-//! - [`endpoint`]: the end-of-speech policy (ADR-032 §3): when a capture stops, and why.
+//! - [`endpoint`]: the end-of-speech policy: when a capture stops, and why.
 //! - [`autostop`]: both driven by a frame clock.
 //! - [`time`]: the caller's clock; nothing here reads one.
 //! - [`dongle`]: the USB dongle's capture-and-signal state machine (firmware and simulator).

@@ -5,7 +5,7 @@
 //! release the microphone, transcribe, and return the answer to the caller, and only to
 //! the caller: nothing here types, pastes or sends it anywhere else.
 //!
-//! The restraints (ADR-020, kept by ADR-032), across every yazses process of the user
+//! The five restraints, across every yazses process of the user
 //! through [`crate::coord`]:
 //! 1. off by default: with `[mcp] ask_human = false` the MCP server does not offer it;
 //! 2. an interrupt budget: `[mcp] ask_human_per_hour` answers per rolling hour, one
@@ -668,7 +668,7 @@ mod tests {
         }
     }
 
-    /// Issue 16, item 7: the microphone opened after a question nobody heard.
+    /// A question the user never heard has no answer to listen for.
     #[test]
     fn a_question_that_could_not_be_spoken_is_refused_and_nothing_is_listened_to() {
         let dir = runtime_dir("unspoken");

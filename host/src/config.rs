@@ -788,7 +788,7 @@ mod tests {
         assert!(err.contains("radio"), "{err}");
     }
 
-    /// Issue 16, item 12: a value of the wrong type named neither its key nor its line.
+    /// A value of the wrong type is named by its key and its line.
     #[test]
     fn a_wrong_type_or_bad_syntax_names_the_key_and_the_line() {
         let err =

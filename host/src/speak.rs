@@ -388,7 +388,7 @@ mod tests {
         })
     }
 
-    /// Issue 16, item 6: a hung speech command held the question forever.
+    /// A hung speech command must not hold the question forever.
     #[test]
     fn a_hung_command_is_stopped_at_its_timeout_with_what_it_started() {
         let pidfile = std::env::temp_dir().join(format!("yazses-hung-{}", std::process::id()));

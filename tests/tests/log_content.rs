@@ -1,4 +1,4 @@
-//! What `yazses mcp-server` writes to its log (issue 16, items 10 and 12): even at
+//! What `yazses mcp-server` writes to its log: even at
 //! `YAZSES_LOG=trace`, never what the user said nor what a file contains unless
 //! `YAZSES_LOG_CONTENT=1` asks for it; and a cancelled transcription is not an error.
 //! Needs the test model; built with `--features yazses-tests/real-model`.

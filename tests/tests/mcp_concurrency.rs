@@ -1,4 +1,4 @@
-//! Transcriptions requested at the same time from one MCP server (issue 16, items 3 and 4):
+//! Transcriptions requested at the same time from one MCP server:
 //! each gets the same text, they wait their turn beyond `[transcribe] parallel` with
 //! progress saying so, and the server's peak memory stays that of one call.
 //! Needs the test model; built with `--features yazses-tests/real-model`.

@@ -1,4 +1,4 @@
-//! Speaking a question through a real `yazses mcp-server` (issue 16, items 6 and 7): a
+//! Speaking a question through a real `yazses mcp-server`: a
 //! speech command that hangs is stopped at its timeout, with what it started, and the
 //! question is refused without listening; a server that is told to stop (stdin closed, or
 //! SIGTERM) takes a hung speech command down with it.

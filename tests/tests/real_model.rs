@@ -351,7 +351,7 @@ fn long_recording() -> (PathBuf, String, u64) {
     (path, truth, second_jfk_ms)
 }
 
-/// Issue 14, item 2: a recording longer than whisper's 30 s goes through in windows cut
+/// A recording longer than whisper's 30 s goes through in windows cut
 /// at pauses, silence skipped, with segment times on the recording's own clock and
 /// progress that only moves forward to the whole length.
 #[test]
@@ -645,8 +645,8 @@ fn the_cli_names_a_missing_model_and_how_to_get_it() {
     assert!(out.stdout.is_empty());
 }
 
-/// Issue 16, item 3: whisper's state kept its sampling generator from call to call, so
-/// the same noisy file gave a different text each time once temperature fallback sampled.
+/// Whisper's state must not keep its sampling generator from call to call: otherwise the
+/// same noisy file gives a different text each time once temperature fallback samples.
 #[test]
 fn the_same_file_gives_the_same_text_every_time_in_one_engine_and_across_processes() {
     for file in [

@@ -249,7 +249,7 @@ fn ramp_wav() -> PathBuf {
     path
 }
 
-/// Issue 15, item 4: a client killed mid-capture sends no `Stop`, so its capture goes on
+/// A client killed mid-capture sends no `Stop`, so its capture goes on
 /// streaming until the next client's `Start` ends it, and with the bus' latency its audio
 /// is still arriving after that `Start`. None of it may become the new capture's start.
 #[test]
@@ -304,7 +304,7 @@ fn audio_of_a_capture_killed_mid_stream_never_starts_the_next_one() {
     assert!(sim.wait().unwrap().success());
 }
 
-/// Issue 15, item 4: a dongle speaking another protocol version is refused with both
+/// A dongle speaking another protocol version is refused with both
 /// versions named, and what to update.
 #[test]
 fn a_dongle_of_another_protocol_version_is_refused_naming_both_versions() {
@@ -330,7 +330,7 @@ fn a_dongle_of_another_protocol_version_is_refused_naming_both_versions() {
     }
 }
 
-/// Issue 15, item 3: the host suspends the bus mid-capture (it went to sleep) and resumes
+/// The host suspends the bus mid-capture (it went to sleep) and resumes
 /// it. The capture is reported cut short, not passed off as an answer, and the same
 /// dongle, without a replug, serves the next capture normally.
 #[test]

@@ -199,8 +199,8 @@ mod tests {
         }
     }
 
-    /// Issue 16, item 2: a length that is an exact multiple of the 1024-sample chunk failed
-    /// with "Insufficient buffer size 0".
+    /// A length that is an exact multiple of the 1024-sample chunk leaves an empty last
+    /// chunk, which the resampler must not be handed ("Insufficient buffer size 0").
     #[test]
     fn whole_multiples_of_the_chunk_one_frame_and_nothing_resample() {
         for rate in [8_000u32, 44_100, 48_000] {

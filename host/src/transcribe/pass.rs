@@ -12,7 +12,7 @@
 //! cut, to 30 s, and taken as far as whisper's segments reach there, short of words that
 //! may be cut at the 30 s edge ([`drop_edge`]): zeros after a cut made whisper end early
 //! (base ended a 28 s window after its first sentence and skipped the rest), which cost an
-//! extra encoder run for the rest each time (base on a 10-minute file: 30 runs, 23 now).
+//! extra encoder run for the rest each time.
 
 use std::os::raw::c_int;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

@@ -1,6 +1,6 @@
 //! The prosody model's input: Whisper's log-mel features over the last 8 s of a capture.
 //!
-//! Smart Turn v3 (DESIGN.md §9) reads what Whisper's feature extractor makes of 8 s of
+//! Smart Turn v3 reads what Whisper's feature extractor makes of 8 s of
 //! 16 kHz audio, the way Pipecat feeds it:
 //! - the last 8 s (128,000 samples), zeros in front when the capture is shorter;
 //! - normalised to zero mean and unit variance (variance plus 1e-7);

@@ -20,7 +20,7 @@
 //! Speech after a check starts a new pause and a new check. The signals
 //! ([`signals::Smart`]):
 //! [`words`] (the partial transcript, whose text is reused as the answer when nothing was
-//! said after it) and [`prosody`] (the Smart Turn model, DESIGN.md §9), weighed by
+//! said after it) and [`prosody`] (the Smart Turn model), weighed by
 //! [`Judgement::with_prosody`]. Without the model's files `mode = "smart"` runs on the
 //! words and the acoustics alone and says so once in the log.
 
