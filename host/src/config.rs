@@ -345,7 +345,6 @@ pub const MAX_CONFIG_BYTES: u64 = 1 << 20;
 /// `/dev/zero` must not fill the memory, nor a FIFO hold the start forever.
 fn read_bounded(path: &Path) -> std::io::Result<String> {
     use std::io::Read;
-    use std::os::unix::fs::OpenOptionsExt;
     let not_regular = || {
         std::io::Error::other(
             "it is not a regular file (a device, a FIFO or a directory); give the path of a TOML file",
@@ -356,10 +355,7 @@ fn read_bounded(path: &Path) -> std::io::Result<String> {
     }
     // Non-blocking, in case the path was swapped for a FIFO after the check; checked again
     // on the open file.
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
-        .open(path)?;
+    let file = crate::platform::open_nonblocking(path)?;
     if !file.metadata()?.is_file() {
         return Err(not_regular());
     }

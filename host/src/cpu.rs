@@ -61,18 +61,13 @@ pub fn hand_over_to_a_faster_build() {
     if !sibling.is_file() {
         return;
     }
-    #[cfg(unix)]
-    {
-        use std::os::unix::process::CommandExt;
-        let mut args = std::env::args_os();
-        let argv0 = args.next().unwrap_or_default();
-        let err = std::process::Command::new(&sibling)
-            .arg0(argv0)
-            .args(args)
-            .exec();
-        tracing::warn!(
-            "could not start {} ({err}); running the x86-64-v2 build",
-            sibling.display()
-        );
-    }
+    let mut args = std::env::args_os();
+    let argv0 = args.next().unwrap_or_default();
+    let mut command = std::process::Command::new(&sibling);
+    crate::platform::set_argv0(&mut command, argv0);
+    let err = crate::platform::replace_process(command.args(args));
+    tracing::warn!(
+        "could not start {} ({err}); running the x86-64-v2 build",
+        sibling.display()
+    );
 }

@@ -15,6 +15,8 @@
 //!   answer, wait through a thinking pause.
 //! - [`ask`]: `ask_human` and its restraints; [`mcp`]: the MCP server.
 //! - [`cli`]: the `yazses` command line.
+//! - `platform` (internal): every difference between operating systems, one file per
+//!   system.
 //!
 //! ```no_run
 //! use yazses::{analysis, audio};
@@ -39,6 +41,7 @@ pub mod dictate;
 pub mod logging;
 pub mod mcp;
 pub mod model;
+mod platform;
 pub mod plot;
 pub mod session;
 pub mod source;

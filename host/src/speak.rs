@@ -76,23 +76,16 @@ pub fn stop_all() {
     }
 }
 
-#[cfg(unix)]
 fn kill_group(pid: u32) {
-    if let Some(pid) = rustix::process::Pid::from_raw(pid as i32) {
-        let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
-    }
+    crate::platform::kill_process_group(pid);
 }
-
-#[cfg(not(unix))]
-fn kill_group(_pid: u32) {}
 
 /// A running speech command, registered for [`stop_all`] while it runs.
 struct Speaking(Child);
 
 impl Speaking {
     fn start(command: &mut Command) -> std::io::Result<Speaking> {
-        #[cfg(unix)]
-        std::os::unix::process::CommandExt::process_group(command, 0);
+        crate::platform::own_process_group(command);
         let mut groups = SPEAKING.lock().unwrap_or_else(|e| e.into_inner());
         let child = command.spawn()?;
         groups.push(child.id());
@@ -131,19 +124,7 @@ pub fn command_line(configured: &[String], text: &str) -> Result<Vec<String>, Sp
 }
 
 fn default_command() -> Option<Vec<String>> {
-    let candidates: &[&[&str]] = if cfg!(target_os = "macos") {
-        &[&["say"]]
-    } else if cfg!(windows) {
-        &[&[
-            "powershell",
-            "-NoProfile",
-            "-Command",
-            "Add-Type -AssemblyName System.Speech; (New-Object System.Speech.Synthesis.SpeechSynthesizer).Speak($args[0])",
-        ]]
-    } else {
-        &[&["espeak-ng"], &["spd-say", "--wait"], &["espeak"]]
-    };
-    candidates
+    crate::platform::SPEECH_COMMANDS
         .iter()
         .find(|c| on_path(c[0]))
         .map(|c| c.iter().map(|s| (*s).to_owned()).collect())

@@ -14,7 +14,6 @@
 //! charges and writes them back, so deleting the file does not reset what live servers
 //! have charged.
 
-use std::os::unix::fs::MetadataExt;
 use std::path::PathBuf;
 use std::sync::Mutex;
 
@@ -228,12 +227,8 @@ impl Ledger {
         if !meta.is_file() {
             return Err(damaged("it is not a regular file".into()));
         }
-        let me = rustix::process::geteuid().as_raw();
-        if meta.uid() != me {
-            return Err(damaged(format!(
-                "it belongs to user id {}, not to you ({me})",
-                meta.uid()
-            )));
+        if let Some(why) = crate::platform::not_mine(&meta) {
+            return Err(damaged(why));
         }
         if meta.len() > 1 << 20 {
             return Err(damaged(format!("it is {} bytes, far too big", meta.len())));

@@ -91,17 +91,7 @@ pub fn unix_ms() -> u64 {
 
 /// Whether a process with `pid` exists.
 fn alive(pid: u32) -> bool {
-    let Ok(pid) = i32::try_from(pid) else {
-        return false;
-    };
-    match rustix::process::Pid::from_raw(pid) {
-        // EPERM means it exists but is someone else's.
-        Some(pid) => !matches!(
-            rustix::process::test_kill_process(pid),
-            Err(rustix::io::Errno::SRCH)
-        ),
-        None => false,
-    }
+    crate::platform::process_alive(pid)
 }
 
 /// The coordinator of one process: the runtime dir and this process's view of the ledger.

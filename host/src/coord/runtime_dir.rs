@@ -6,7 +6,6 @@
 //! `<temp>/yazses-<uid>`. It is created 0700 and refused when it belongs to another user,
 //! is writable by others, or is not a plain directory (a symlink planted in `/tmp`).
 
-use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 use super::CoordError;
@@ -34,10 +33,7 @@ impl RuntimeDir {
         };
         match std::fs::symlink_metadata(path) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                std::fs::DirBuilder::new()
-                    .recursive(true)
-                    .mode(0o700)
-                    .create(path)
+                crate::platform::create_private_dir(path)
                     .map_err(|e| bad(format!("it could not be created ({e})")))?;
             }
             Err(e) => return Err(bad(format!("it could not be examined ({e})"))),
@@ -50,19 +46,8 @@ impl RuntimeDir {
                 "it is not a directory (a symlink or a file is refused)".into(),
             ));
         }
-        let me = rustix::process::geteuid().as_raw();
-        if meta.uid() != me {
-            return Err(bad(format!(
-                "it belongs to user id {}, not to you ({me})",
-                meta.uid()
-            )));
-        }
-        let mode = meta.permissions().mode() & 0o777;
-        if mode & 0o022 != 0 {
-            return Err(bad(format!(
-                "other users can write to it (mode {mode:03o}); run `chmod 700 {}`",
-                path.display()
-            )));
+        if let Some(why) = crate::platform::unfit_private_dir(&meta, path) {
+            return Err(bad(why));
         }
         Ok(RuntimeDir {
             path: path.to_owned(),
@@ -88,17 +73,13 @@ fn resolve(yazses: Option<PathBuf>, xdg: Option<PathBuf>) -> PathBuf {
     if let Some(p) = xdg.filter(|p| p.is_absolute()) {
         return p.join("yazses");
     }
-    let uid = rustix::process::geteuid().as_raw();
-    let run_user = PathBuf::from(format!("/run/user/{uid}"));
-    if std::fs::symlink_metadata(&run_user).is_ok_and(|m| m.is_dir() && m.uid() == uid) {
-        return run_user.join("yazses");
-    }
-    std::env::temp_dir().join(format!("yazses-{uid}"))
+    crate::platform::default_runtime_dir()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::unix::fs::PermissionsExt;
 
     fn scratch(name: &str) -> PathBuf {
         let p = std::env::temp_dir().join(format!("yazses-rt-{}-{name}", std::process::id()));

@@ -52,44 +52,16 @@ pub fn serve_stdio(config: Config) -> anyhow::Result<()> {
     result
 }
 
-/// SIGTERM, SIGINT or SIGHUP; never, where they cannot be watched.
+/// SIGTERM, SIGINT or SIGHUP (what the platform has of them).
 async fn terminated() {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        let kinds = [
-            SignalKind::terminate(),
-            SignalKind::interrupt(),
-            SignalKind::hangup(),
-        ];
-        if let [Ok(mut term), Ok(mut int), Ok(mut hup)] = kinds.map(signal) {
-            tokio::select! {
-                _ = term.recv() => {}
-                _ = int.recv() => {}
-                _ = hup.recv() => {}
-            }
-            return;
-        }
-    }
-    std::future::pending::<()>().await
+    crate::platform::stop_requested().await
 }
 
-type Writer = Box<dyn tokio::io::AsyncWrite + Send + Unpin>;
+type Writer = crate::platform::GuardedStdout;
 
 fn guarded_stdio() -> anyhow::Result<(rmcp::transport::StdioReader, Writer)> {
-    use std::os::fd::AsFd;
     // The reader first: on Linux it reopens stdin's pipe for non-blocking reads.
     let (reader, unused_writer) = rmcp::transport::stdio_pipes();
     drop(unused_writer);
-    let out = rustix::io::dup(std::io::stdout().as_fd())?;
-    rustix::stdio::dup2_stdout(std::io::stderr().as_fd())?;
-    let is_fifo = rustix::fs::fstat(&out)
-        .map(|st| rustix::fs::FileType::from_raw_mode(st.st_mode) == rustix::fs::FileType::Fifo)
-        .unwrap_or(false);
-    let writer: Writer = if is_fifo {
-        Box::new(tokio::net::unix::pipe::Sender::from_owned_fd(out)?)
-    } else {
-        Box::new(tokio::fs::File::from_std(std::fs::File::from(out)))
-    };
-    Ok((reader, writer))
+    Ok((reader, crate::platform::guard_stdout()?))
 }
