@@ -4,12 +4,11 @@
 //! shortcut settings bind a key to `yazses dictate toggle`.
 
 use std::io::{BufRead, BufReader, Write};
-use std::os::unix::fs::PermissionsExt;
-use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::coord::RuntimeDir;
+use crate::platform::{ControlListener, ControlStream};
 
 /// What the control socket accepts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -79,13 +78,13 @@ pub enum ControlError {
 
 /// The socket's path in `dir`.
 pub fn socket_path(dir: &RuntimeDir) -> PathBuf {
-    dir.join("dictate.sock")
+    dir.join(crate::platform::CONTROL_NAME)
 }
 
 /// Sends `command` to the running dictation process and returns its answer.
 pub fn send(dir: &RuntimeDir, command: Command) -> Result<String, ControlError> {
     let path = socket_path(dir);
-    let mut stream = UnixStream::connect(&path).map_err(|e| match e.kind() {
+    let mut stream = crate::platform::control_connect(&path).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound | std::io::ErrorKind::ConnectionRefused => {
             ControlError::NotRunning { path: path.clone() }
         }
@@ -119,14 +118,14 @@ pub fn send(dir: &RuntimeDir, command: Command) -> Result<String, ControlError> 
 /// Binds the socket: a socket file left by a dead process is taken over; one a live
 /// process answers on is refused. (The caller holds the single-instance lock first, so
 /// a live answer here means something else is bound at the path.)
-pub fn bind(dir: &RuntimeDir) -> Result<UnixListener, ControlError> {
+pub fn bind(dir: &RuntimeDir) -> Result<ControlListener, ControlError> {
     let path = socket_path(dir);
     let io = |source| ControlError::Io {
         path: path.clone(),
         source,
     };
     if std::fs::symlink_metadata(&path).is_ok() {
-        if UnixStream::connect(&path).is_ok() {
+        if crate::platform::control_connect(&path).is_ok() {
             return Err(io(std::io::Error::new(
                 std::io::ErrorKind::AddrInUse,
                 "a live process answers on it",
@@ -134,24 +133,12 @@ pub fn bind(dir: &RuntimeDir) -> Result<UnixListener, ControlError> {
         }
         std::fs::remove_file(&path).map_err(io)?;
     }
-    let listener = UnixListener::bind(&path).map_err(io)?;
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).map_err(io)?;
-    Ok(listener)
+    crate::platform::control_bind(&path).map_err(io)
 }
 
 /// Reads one command from a connection, checking that the peer is this user.
-pub fn read_command(stream: &UnixStream) -> Result<Command, String> {
-    let me = rustix::process::geteuid();
-    match rustix::net::sockopt::socket_peercred(stream) {
-        Ok(cred) if cred.uid == me => {}
-        Ok(cred) => {
-            return Err(format!(
-                "user id {} may not drive this user's dictation",
-                cred.uid.as_raw()
-            ));
-        }
-        Err(e) => return Err(format!("the peer could not be identified ({e})")),
-    }
+pub fn read_command(stream: &ControlStream) -> Result<Command, String> {
+    crate::platform::control_peer_is_me(stream)?;
     let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
     let mut line = String::new();
     BufReader::new(stream)

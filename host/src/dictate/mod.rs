@@ -30,7 +30,6 @@ pub mod portal;
 pub mod wayland_paste;
 
 use std::io::Write;
-use std::os::unix::net::UnixStream;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::Receiver;
 use std::sync::{Arc, Mutex};
@@ -369,7 +368,7 @@ fn log_outcome(result: &Result<Outcome, String>) {
     }
 }
 
-fn reply(mut stream: UnixStream, answer: &str) {
+fn reply(mut stream: crate::platform::ControlStream, answer: &str) {
     if let Err(e) = stream.write_all(format!("{answer}\n").as_bytes()) {
         tracing::debug!(error = %e, "the control client left before the answer");
     }

@@ -12,11 +12,14 @@
 //!   non-blocking open (a FIFO swapped in for a config file must not hang the start);
 //! - the stdout guard of `mcp-server`: the real stdout kept for the protocol, fd 1 pointed
 //!   at stderr;
-//! - the speech commands tried when `[speak] command` is empty;
-//! - signals that ask the server to stop.
+//! - the speech commands tried when `[speak] command` is empty (on Windows it will be
+//!   PowerShell's System.Speech);
+//! - signals that ask the server to stop;
+//! - the dictation control channel: a Unix socket, mode 0600, each peer's user id checked
+//!   (on Windows it will be a named pipe restricted to the user).
 //!
-//! Still outside it: the dictation control socket (`dictate/control.rs`, a Unix socket
-//! with peer credentials) and the desktop typers (`dictate/`), which are Linux-only today.
+//! Still outside it: the desktop typers, paste and hotkeys (`dictate/`: X11 XTEST, wtype,
+//! the GlobalShortcuts portal), which are Linux-only today.
 
 #[cfg(unix)]
 mod unix;
