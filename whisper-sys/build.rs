@@ -167,8 +167,28 @@ fn bindings(tree: &Path, out: &Path) -> Result<(), String> {
         .map_err(|e| format!("writing the bindings: {e}"))
 }
 
+/// Whether ggml's CPU threads come from OpenMP: with the `openmp` feature, except on Apple
+/// and MSVC targets, where no OpenMP library is there by default (whisper.cpp's own Apple
+/// builds leave it off); `GGML_OPENMP=ON` in the environment asks for it there too.
+fn wants_openmp(target: &str) -> bool {
+    if env::var_os("CARGO_FEATURE_OPENMP").is_none() {
+        return false;
+    }
+    if target.contains("apple") || target.contains("msvc") {
+        let asked = env::var("GGML_OPENMP").is_ok_and(|v| v.eq_ignore_ascii_case("on"));
+        if !asked {
+            println!(
+                "cargo:warning=OpenMP is off for {target} (none there by default); set GGML_OPENMP=ON to use an installed one"
+            );
+        }
+        return asked;
+    }
+    true
+}
+
 fn compile(tree: &Path) {
-    let openmp = env::var_os("CARGO_FEATURE_OPENMP").is_some();
+    let target = env::var("TARGET").unwrap_or_default();
+    let openmp = wants_openmp(&target);
     let mut config = cmake::Config::new(tree);
     // An unoptimised whisper.cpp is about ten times slower: too slow even for a debug build's tests.
     config
@@ -208,11 +228,11 @@ fn compile(tree: &Path) {
     for lib in ["whisper", "ggml", "ggml-cpu", "ggml-base"] {
         println!("cargo:rustc-link-lib=static={lib}");
     }
-    let target = env::var("TARGET").unwrap_or_default();
     if target.contains("apple") {
         println!("cargo:rustc-link-lib=dylib=c++");
         println!("cargo:rustc-link-lib=framework=Accelerate");
-    } else {
+    } else if !target.contains("msvc") {
+        // MSVC links its C++ runtime by itself.
         println!("cargo:rustc-link-lib=dylib=stdc++");
     }
     if openmp {
