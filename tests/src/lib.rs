@@ -51,10 +51,11 @@ pub fn env_path(var: &str) -> PathBuf {
     p
 }
 
-/// Waits up to 15 s for a terminal's shell to make `out` (the sign it is ready for typing),
-/// or panics with `never`.
+/// Waits up to 45 s for a terminal's shell to make `out` (the sign it is ready for typing),
+/// or panics with `never`. The wait is long because a loaded 2-core machine has been seen
+/// to take over 15 s to start xterm's shell; a shell that never starts still fails.
 pub fn wait_for_file(out: &Path, never: &str) {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(45);
     while !out.exists() {
         assert!(std::time::Instant::now() < deadline, "{never}");
         std::thread::sleep(std::time::Duration::from_millis(50));
