@@ -200,6 +200,18 @@ fn compile(tree: &Path) {
         .define("GGML_METAL", "OFF")
         .define("GGML_OPENMP", if openmp { "ON" } else { "OFF" })
         .pic(true);
+    // A native build on a CPU with AMX (Sapphire Rapids and later) would compile ggml's AMX
+    // kernels for q8_0 and other quantised weights, and they die with SIGILL wherever the
+    // kernel or a VM does not hand the process the tile state (seen here: `tileloadd` in
+    // `tinygemm_kernel_amx` though `arch_prctl` said yes). The AVX-512 kernels serve instead.
+    if target.starts_with("x86_64")
+        && !target.contains("msvc")
+        && !env::var("GGML_NATIVE").is_ok_and(|v| v.eq_ignore_ascii_case("off"))
+    {
+        for flag in ["-mno-amx-tile", "-mno-amx-int8", "-mno-amx-bf16"] {
+            config.cflag(flag).cxxflag(flag);
+        }
+    }
     // The tree sits inside our repository's target directory: without a ceiling, whisper.cpp's
     // CMake asks git and records yazses' commit as whisper.cpp's own.
     if let Some(above) = tree.parent() {
