@@ -328,8 +328,16 @@ fn a_cancelled_transcription_stops_with_cancelled() {
 
 /// jfk.wav, the twelve sentences, 45 s of silence, jfk.wav again: 115 s, with what it
 /// says and where the second jfk.wav starts.
+///
+/// Written once per test process and shared: tests run on several threads, and one that
+/// rewrote the file while another read it made the reader see it truncated.
 fn long_recording() -> (PathBuf, String, u64) {
-    let path = scratch().join("long.wav");
+    static MADE: std::sync::OnceLock<(PathBuf, String, u64)> = std::sync::OnceLock::new();
+    MADE.get_or_init(make_long_recording).clone()
+}
+
+fn make_long_recording() -> (PathBuf, String, u64) {
+    let path = scratch().join(format!("long-{}.wav", std::process::id()));
     let jfk = yazses::audio::read_wav(&env_path("YAZSES_TEST_JFK"))
         .unwrap()
         .samples;
