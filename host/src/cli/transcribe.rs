@@ -186,7 +186,11 @@ fn output_targets(
         let stem = file
             .file_stem()
             .with_context(|| format!("{} has no file name to name its output", file.display()))?;
-        let target = dir.join(stem).with_extension(format.extension());
+        // The whole stem, dots and all: `with_extension` would turn a.b.wav into a.srt.
+        let mut name = stem.to_os_string();
+        name.push(".");
+        name.push(format.extension());
+        let target = dir.join(name);
         if let Some(i) = targets.iter().position(|t| t.as_ref() == Some(&target)) {
             anyhow::bail!(
                 "{} and {} would both be written to {}: transcribe them into different \
@@ -261,4 +265,20 @@ fn render(t: &Transcript, format: Format, file: &Path, named: bool) -> anyhow::R
         Format::Srt => t.to_srt(),
         Format::Vtt => t.to_vtt(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_output_file_keeps_every_dot_of_its_inputs_name() {
+        let dir = std::env::temp_dir();
+        let files = [PathBuf::from("x/take.1.wav"), PathBuf::from("y/take.2.wav")];
+        let targets = output_targets(&files, Format::Srt, Some(&dir)).unwrap();
+        assert_eq!(
+            targets,
+            [Some(dir.join("take.1.srt")), Some(dir.join("take.2.srt"))]
+        );
+    }
 }
