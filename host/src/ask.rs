@@ -27,7 +27,7 @@ use serde::Serialize;
 use yazses_core::endpoint::EndpointConfig;
 use yazses_core::vad::Vad;
 
-use crate::capture::{CaptureError, StoppedBecause};
+use crate::capture::CaptureError;
 use crate::config::Config;
 use crate::coord::{CoordError, Coordinator, Holder, Purpose, Waiting, unix_ms};
 use crate::session::{Session, Want};
@@ -35,6 +35,7 @@ use crate::source::{FrameSource, SourceError};
 use crate::transcribe::{Options, Transcriber};
 use crate::turn::signals::{Loader, Prosody, Smart, Words};
 use crate::turn::{TurnMode, prosody};
+use yazses_core::end::End;
 
 /// The longest question accepted, in characters.
 pub const MAX_QUESTION_CHARS: usize = 500;
@@ -97,7 +98,7 @@ pub struct Answer {
     pub heard: bool,
     /// Why listening stopped: the user stopped talking, nobody spoke in time, the
     /// caller's timeout, or the 120 s cap.
-    pub stopped_because: StoppedBecause,
+    pub stopped_because: End,
     /// How long the microphone listened, in milliseconds.
     pub listen_ms: u64,
     /// How long the question waited for the microphone (another process's question, or a
@@ -457,7 +458,7 @@ mod tests {
         let b = service(2, &dir, speech.clone());
         let answer = ask(&a, || Ok(says("yes"))).unwrap();
         assert_eq!((answer.answer.as_str(), answer.heard), ("yes", true));
-        assert_eq!(answer.stopped_because, StoppedBecause::EndOfSpeech);
+        assert_eq!(answer.stopped_because, End::EndOfSpeech);
         ask(&b, || Ok(says("no"))).unwrap();
         // A third service, "started afterwards", finds the budget spent.
         let c = service(2, &dir, speech);
@@ -513,7 +514,7 @@ mod tests {
             (smart.answer.as_str(), smart.heard),
             ("Ship it on Friday.", true)
         );
-        assert_eq!(smart.stopped_because, StoppedBecause::EndOfSpeech);
+        assert_eq!(smart.stopped_because, End::EndOfSpeech);
         assert_eq!(
             (calls, fixed_calls),
             (1, 1),
@@ -563,7 +564,7 @@ mod tests {
         for _ in 0..2 {
             let a = ask(&quiet, never_loaded).unwrap();
             assert!(!a.heard && a.answer.is_empty());
-            assert_eq!(a.stopped_because, StoppedBecause::NoSpeech);
+            assert_eq!(a.stopped_because, End::NoSpeech);
         }
         let noise = service(1, &dir, voice(800));
         for _ in 0..2 {

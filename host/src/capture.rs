@@ -15,6 +15,7 @@ use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use yazses_core::autostop::Autostop;
+use yazses_core::end::End;
 use yazses_core::endpoint::{EndpointConfig, StopReason};
 use yazses_core::frame::{FRAME_SAMPLES, Frame};
 use yazses_core::time::Instant;
@@ -36,43 +37,6 @@ pub enum CaptureError {
     Cancelled,
 }
 
-/// Why a capture stopped.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum StoppedBecause {
-    /// The user stopped talking.
-    EndOfSpeech,
-    /// Nobody started talking in time.
-    NoSpeech,
-    /// The caller's time limit.
-    Timeout,
-    /// The 120 s hard cap.
-    Cap,
-}
-
-/// In words, for people: "the speaker stopped talking", never the Rust name.
-impl std::fmt::Display for StoppedBecause {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            StoppedBecause::EndOfSpeech => "the speaker stopped talking",
-            StoppedBecause::NoSpeech => "nobody started talking in time",
-            StoppedBecause::Timeout => "the time limit was reached",
-            StoppedBecause::Cap => "the 120 s limit on one capture was reached",
-        })
-    }
-}
-
-impl From<StopReason> for StoppedBecause {
-    fn from(r: StopReason) -> Self {
-        match r {
-            StopReason::EndOfSpeech => StoppedBecause::EndOfSpeech,
-            StopReason::NoSpeech => StoppedBecause::NoSpeech,
-            StopReason::Timeout => StoppedBecause::Timeout,
-            StopReason::Cap => StoppedBecause::Cap,
-        }
-    }
-}
-
 /// What one capture heard.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Utterance {
@@ -81,7 +45,7 @@ pub struct Utterance {
     /// first frame instead.
     pub samples: Vec<i16>,
     /// Why it stopped.
-    pub stopped_because: StoppedBecause,
+    pub stopped_because: End,
     /// How long the capture listened, in milliseconds of audio.
     pub listen_ms: u64,
     /// Where speech began, in milliseconds from the start of the capture.
@@ -131,7 +95,7 @@ pub struct Capture {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Stop {
     /// Why.
-    pub reason: StopReason,
+    pub reason: End,
     /// Milliseconds of audio from the start of the capture.
     pub at_ms: u64,
     /// Whether the source (a dongle) decided it.
@@ -239,7 +203,7 @@ impl Capture {
                 None
             }
             Step::Stop => Some(Stop {
-                reason: StopReason::EndOfSpeech,
+                reason: End::EndOfSpeech,
                 at_ms: self.frames * 10,
                 by_source: false,
             }),
@@ -276,7 +240,7 @@ impl Capture {
                 !self.source_decides || matches!(stop.reason, StopReason::Timeout | StopReason::Cap)
             })
             .map(|stop| Stop {
-                reason: stop.reason,
+                reason: stop.reason.into(),
                 at_ms: stop.at.total_millis(),
                 by_source: false,
             });
@@ -286,14 +250,14 @@ impl Capture {
     /// The user's own end (a push-to-talk release), after the frames pushed so far.
     pub fn released(&self) -> Stop {
         Stop {
-            reason: StopReason::EndOfSpeech,
+            reason: End::Released,
             at_ms: self.frames * 10,
             by_source: false,
         }
     }
 
     /// The source's own end, after the frames pushed so far.
-    pub fn source_stop(&self, reason: StopReason) -> Stop {
+    pub fn source_stop(&self, reason: End) -> Stop {
         Stop {
             reason,
             at_ms: self.frames * 10,
@@ -308,7 +272,7 @@ impl Capture {
         let said = self.turn.as_ref().and_then(|t| t.answer(end)).cloned();
         Utterance {
             samples: self.kept,
-            stopped_because: stop.reason.into(),
+            stopped_because: stop.reason,
             listen_ms: stop.at_ms,
             speech_start_ms: self
                 .autostop
@@ -432,7 +396,7 @@ pub(crate) mod tests {
         audio.extend(vec![0i16; 16 * 700]);
         audio.extend(voice(800));
         let u = run(audio, EndpointConfig::default());
-        assert_eq!(u.stopped_because, StoppedBecause::EndOfSpeech);
+        assert_eq!(u.stopped_because, End::EndOfSpeech);
         let start = u.speech_start_ms.unwrap();
         assert!((1990..=2100).contains(&start), "{start}");
         // Pre-roll before speech, the pause, the second phrase: ~300 + 2500 ms, then the
@@ -449,7 +413,7 @@ pub(crate) mod tests {
     #[test]
     fn silence_stops_with_no_speech_and_no_audio() {
         let u = run(vec![0; 16 * 1000], EndpointConfig::default());
-        assert_eq!(u.stopped_because, StoppedBecause::NoSpeech);
+        assert_eq!(u.stopped_because, End::NoSpeech);
         assert_eq!(u.listen_ms, 8000);
         assert!(u.samples.is_empty());
     }
@@ -461,7 +425,7 @@ pub(crate) mod tests {
             ..EndpointConfig::default()
         };
         let u = run(voice(10_000), endpoint);
-        assert_eq!(u.stopped_because, StoppedBecause::Timeout);
+        assert_eq!(u.stopped_because, End::Timeout);
         assert_eq!(u.listen_ms, 3000);
     }
 
@@ -469,7 +433,7 @@ pub(crate) mod tests {
     struct Deciding {
         inner: FileSource,
         left: usize,
-        end: StopReason,
+        end: End,
     }
 
     impl FrameSource for Deciding {
@@ -483,7 +447,7 @@ pub(crate) mod tests {
         fn decides_end(&self) -> bool {
             true
         }
-        fn decided_end(&mut self) -> Option<StopReason> {
+        fn decided_end(&mut self) -> Option<End> {
             (self.left == 0).then_some(self.end)
         }
     }
@@ -498,7 +462,7 @@ pub(crate) mod tests {
         let mut src = Deciding {
             inner: FileSource::from_samples(audio, false),
             left: 500,
-            end: StopReason::EndOfSpeech,
+            end: End::EndOfSpeech,
         };
         let u = listen(
             &mut src,
@@ -509,7 +473,7 @@ pub(crate) mod tests {
         .unwrap();
         assert!(u.ended_by_source);
         assert_eq!(u.listen_ms, 5000);
-        assert_eq!(u.stopped_because, StoppedBecause::EndOfSpeech);
+        assert_eq!(u.stopped_because, End::EndOfSpeech);
         assert!(u.speech_start_ms.is_some());
     }
 
@@ -522,7 +486,7 @@ pub(crate) mod tests {
         let mut src = Deciding {
             inner: FileSource::from_samples(voice(10_000), false),
             left: 1000,
-            end: StopReason::EndOfSpeech,
+            end: End::EndOfSpeech,
         };
         let u = listen(
             &mut src,
@@ -532,7 +496,7 @@ pub(crate) mod tests {
         )
         .unwrap();
         assert!(!u.ended_by_source);
-        assert_eq!(u.stopped_because, StoppedBecause::Timeout);
+        assert_eq!(u.stopped_because, End::Timeout);
         assert_eq!(u.listen_ms, 2000);
     }
 
@@ -639,7 +603,7 @@ pub(crate) mod tests {
         audio.extend(room(2000));
         let (noted, u) = noted_under_smart_turn(audio, EndpointConfig::default());
         assert_eq!(noted, ["begin", "abandon", "begin", "judge"]);
-        assert_eq!(u.stopped_because, StoppedBecause::EndOfSpeech);
+        assert_eq!(u.stopped_because, End::EndOfSpeech);
     }
 
     #[test]
@@ -655,7 +619,7 @@ pub(crate) mod tests {
         };
         let (noted, u) = noted_under_smart_turn(audio, endpoint);
         assert_eq!(noted, ["begin", "abandon"]);
-        assert_eq!(u.stopped_because, StoppedBecause::Timeout);
+        assert_eq!(u.stopped_because, End::Timeout);
     }
 
     #[test]

@@ -87,6 +87,27 @@ fn the_dongle_ends_the_capture_where_the_hosts_own_analysis_would() {
     assert_eq!(v["audio_ms"], stop_at - (speech_start - 300), "{v}");
 }
 
+/// The dongle's own reason reaches the result as it was sent: a button let go of mid-answer
+/// is "released", not the detector's "end_of_speech".
+#[test]
+fn a_button_let_go_of_mid_answer_ends_the_capture_as_released() {
+    let pty = PtyPair::new("released");
+    // The host's capture is running when the button goes down at 0.5 s; it comes up at
+    // 2 s, mid-sentence (the answer is spoken from about 1 s to 4 s).
+    let mut sim = pty.simulate(
+        simulator(),
+        &fixture("utt00_clean.wav"),
+        &["--press-ms", "500", "--release-ms", "2000"],
+    );
+    let v = json(&pty.listen(&["--no-transcribe"]));
+    let _ = sim.kill();
+    let _ = sim.wait();
+    assert_eq!(v["ended_by_source"], true, "{v}");
+    assert_eq!(v["stopped_because"], "released", "{v}");
+    let listened = v["listen_ms"].as_u64().unwrap();
+    assert!((1400..=2100).contains(&listened), "{v}");
+}
+
 #[test]
 fn five_percent_corrupt_frames_are_dropped_counted_and_the_capture_still_ends() {
     let pty = PtyPair::new("corrupt");

@@ -6,8 +6,9 @@
 //! generator recorded, within stated tolerances.
 
 use serde_json::Value;
-use yazses::analysis::{StoppedBecause, analyze};
+use yazses::analysis::analyze;
 use yazses::audio::read_wav;
+use yazses_core::end::End;
 use yazses_core::endpoint::EndpointConfig;
 use yazses_core::vad::Vad;
 use yazses_tests::{assert_golden, repo_root};
@@ -46,7 +47,7 @@ fn speech_fixtures_start_where_speech_starts_and_stop_1_2_s_after_it_ends() {
         let a = analyze(&audio.samples, Vad::DEFAULT, EndpointConfig::default())
             .report
             .autostop;
-        assert_eq!(a.stopped_because, StoppedBecause::EndOfSpeech, "{name}");
+        assert_eq!(a.stopped_because, End::EndOfSpeech, "{name}");
         let start = a.speech_start_ms.expect("speech started");
         assert!(
             start + 50 >= true_start && start <= true_start + 150,
@@ -81,7 +82,7 @@ fn noise_only_fixtures_never_start_speech_and_give_up_at_8_s() {
             .autostop;
         assert_eq!(
             (a.stopped_because, a.stop_at_ms, a.speech_start_ms),
-            (StoppedBecause::NoSpeech, 8000, None),
+            (End::NoSpeech, 8000, None),
             "{name}"
         );
     }

@@ -17,11 +17,12 @@ use std::io::{ErrorKind, Read, Write};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration as StdDuration, Instant as StdInstant};
 
-use yazses_core::endpoint::{EndpointConfig, StopReason};
+use yazses_core::end::End;
+use yazses_core::endpoint::EndpointConfig;
 use yazses_core::frame::{FRAME_SAMPLES, Frame};
 use yazses_core::wire::{
-    self, BUTTON_CAPTURE, DeviceMessage, EndReason, FrameReader, HostMessage, MAX_FRAME,
-    PROTOCOL_VERSION, SeqTracker, WirePreset,
+    self, BUTTON_CAPTURE, DeviceMessage, FrameReader, HostMessage, MAX_FRAME, PROTOCOL_VERSION,
+    SeqTracker, WirePreset,
 };
 
 use super::{FrameSource, LinkStats, SourceError};
@@ -84,7 +85,7 @@ enum Event {
     },
     End {
         capture: u32,
-        reason: EndReason,
+        reason: End,
     },
     Button {
         pressed: bool,
@@ -315,7 +316,7 @@ struct Arrived {
     queue: VecDeque<Frame>,
     seq: SeqTracker,
     stale: u32,
-    ended: Option<EndReason>,
+    ended: Option<End>,
 }
 
 impl Arrived {
@@ -398,7 +399,7 @@ impl FrameSource for SerialSource {
             if let Some(frame) = self.arrived.queue.pop_front() {
                 return Ok(Some(frame));
             }
-            if self.arrived.ended == Some(EndReason::Suspended) {
+            if self.arrived.ended == Some(End::Suspended) {
                 // What was said before the computer slept is half an answer at best.
                 return Err(SourceError::Gone(format!(
                     "the capture on the dongle on {} was cut short: the computer suspended \
@@ -439,13 +440,8 @@ impl FrameSource for SerialSource {
         true
     }
 
-    fn decided_end(&mut self) -> Option<StopReason> {
-        self.arrived.ended.map(|reason| match reason {
-            EndReason::EndOfSpeech | EndReason::Released => StopReason::EndOfSpeech,
-            EndReason::NoSpeech => StopReason::NoSpeech,
-            EndReason::Timeout | EndReason::Stopped | EndReason::Suspended => StopReason::Timeout,
-            EndReason::Cap => StopReason::Cap,
-        })
+    fn decided_end(&mut self) -> Option<End> {
+        self.arrived.ended
     }
 
     fn link_stats(&self) -> LinkStats {

@@ -9,7 +9,8 @@ pub mod cpal;
 pub mod dongle;
 pub mod file;
 
-use yazses_core::endpoint::{EndpointConfig, StopReason};
+use yazses_core::end::End;
+use yazses_core::endpoint::EndpointConfig;
 use yazses_core::frame::Frame;
 
 use crate::audio::AudioError;
@@ -32,7 +33,7 @@ pub trait FrameSource {
     }
 
     /// The end the source decided, once all the audio before it has been delivered.
-    fn decided_end(&mut self) -> Option<StopReason> {
+    fn decided_end(&mut self) -> Option<End> {
         None
     }
 
