@@ -24,68 +24,23 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use serde::Serialize;
+use yazses_core::end::End;
 use yazses_core::endpoint::EndpointConfig;
-use yazses_core::vad::Vad;
 
 use crate::capture::CaptureError;
 use crate::config::Config;
-use crate::coord::{CoordError, Coordinator, Holder, Purpose, Waiting, unix_ms};
-use crate::session::{Session, Want};
+use crate::coord::{CoordError, Coordinator, Holder, Purpose, unix_ms};
+use crate::hear::{Hear, HearError, in_background};
 use crate::source::{FrameSource, SourceError};
+use crate::speak::SpeakError;
 use crate::transcribe::{Options, Transcriber};
-use crate::turn::signals::{Loader, Prosody, Smart, Words};
+use crate::turn::signals::Loader;
 use crate::turn::{TurnMode, prosody};
-use yazses_core::end::End;
 
 /// The longest question accepted, in characters.
 pub const MAX_QUESTION_CHARS: usize = 500;
 
-/// A loader whose load starts now, on a thread of its own, and is waited for at the
-/// first use.
-fn in_background<T: Clone + Send + 'static>(
-    load: impl FnOnce() -> Result<T, String> + Send + 'static,
-) -> Loader<'static, T> {
-    let loading = std::thread::spawn(load);
-    Loader::new(move || {
-        loading
-            .join()
-            .unwrap_or_else(|_| Err("loading stopped unexpectedly".into()))
-    })
-}
-
-/// Where a question is, for progress reports: what [`AskHuman::ask`] tells its caller as it
-/// goes.
-#[derive(Clone, Copy, Debug)]
-pub enum Step<'a> {
-    /// Another process holds the microphone; the question waits (told again whenever the
-    /// holder changes).
-    Waiting(&'a Waiting),
-    /// The microphone is ours and the question is being said.
-    Speaking,
-    /// The microphone listens for the answer.
-    Listening,
-    /// The microphone is released and the answer is being transcribed.
-    Transcribing,
-}
-
-impl Step<'_> {
-    /// The step in a few words, for a progress message.
-    pub fn describe(&self) -> String {
-        match self {
-            Step::Waiting(w) => match &w.holder {
-                Some(h) => format!(
-                    "waiting for the microphone (held by {}, {})",
-                    h.caller,
-                    h.purpose.as_str()
-                ),
-                None => "waiting for the microphone".to_owned(),
-            },
-            Step::Speaking => "saying the question".to_owned(),
-            Step::Listening => "listening for the answer".to_owned(),
-            Step::Transcribing => "transcribing the answer".to_owned(),
-        }
-    }
-}
+pub use crate::hear::Step;
 
 /// What the caller gets back.
 #[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
@@ -147,18 +102,18 @@ pub enum AskError {
     },
     /// The shared state in the runtime dir cannot be used or trusted.
     #[error("Spoken questions are unavailable: {0}. Ask in text instead.")]
-    Coordination(String),
+    Coordination(#[source] Arc<CoordError>),
     /// The microphone could not be opened or failed.
     #[error("The microphone could not be used ({0}); ask in text instead.")]
-    Capture(String),
-    /// The answer could not be transcribed.
+    Capture(#[source] CaptureError),
+    /// The answer could not be transcribed (no model, or the model failed).
     #[error("The answer was recorded but could not be transcribed ({0}); ask in text instead.")]
-    Transcribe(String),
+    Transcribe(#[source] HearError),
     /// The question could not be said, so nothing was listened for.
     #[error(
         "The question could not be spoken ({0}), so the user never heard it and the microphone was not opened; ask in text instead."
     )]
-    NotSpoken(String),
+    NotSpoken(#[source] SpeakError),
     /// The caller cancelled.
     #[error("The question was cancelled.")]
     Cancelled,
@@ -176,7 +131,21 @@ impl From<CoordError> for AskError {
             CoordError::Budget { used, retry_in_min } => AskError::Budget { used, retry_in_min },
             e @ (CoordError::RuntimeDir { .. }
             | CoordError::Io { .. }
-            | CoordError::Ledger { .. }) => AskError::Coordination(e.to_string()),
+            | CoordError::Ledger { .. }) => AskError::Coordination(Arc::new(e)),
+        }
+    }
+}
+
+impl From<HearError> for AskError {
+    fn from(e: HearError) -> AskError {
+        match e {
+            HearError::Microphone(e) => e.into(),
+            HearError::Capture(CaptureError::Cancelled)
+            | HearError::Transcribe(crate::transcribe::TranscribeError::Cancelled) => {
+                AskError::Cancelled
+            }
+            HearError::Capture(e) => AskError::Capture(e),
+            e @ (HearError::Model(_) | HearError::Transcribe(_)) => AskError::Transcribe(e),
         }
     }
 }
@@ -189,7 +158,7 @@ type Opener =
 /// in the coordinator's runtime dir.
 pub struct AskHuman {
     config: Config,
-    coord: Result<Coordinator, String>,
+    coord: Result<Coordinator, Arc<CoordError>>,
     open: Box<Opener>,
     /// Loads the prosody model for `[turn] mode = "smart"`.
     prosody: fn() -> Result<prosody::Shared, String>,
@@ -201,7 +170,7 @@ impl AskHuman {
     /// the server: every question is refused with the reason.
     pub fn new(config: Config) -> AskHuman {
         let audio = config.audio.clone();
-        let coord = Coordinator::from_env().map_err(|e| e.to_string());
+        let coord = Coordinator::from_env().map_err(Arc::new);
         if let Err(e) = &coord {
             tracing::warn!(error = %e, "ask_human will refuse every question");
         }
@@ -217,7 +186,7 @@ impl AskHuman {
     /// source), without the prosody model.
     pub fn with_parts(
         config: Config,
-        coord: Result<Coordinator, String>,
+        coord: Result<Coordinator, Arc<CoordError>>,
         open: Box<Opener>,
     ) -> AskHuman {
         AskHuman {
@@ -280,13 +249,17 @@ impl AskHuman {
         let now = unix_ms();
         coord.ledger().status(limit, now)?.check(now)?;
         let caller = caller_name(caller);
-        let want = Want {
-            purpose: Purpose::AskHuman,
-            caller: &caller,
-            queue_timeout: Duration::from_secs_f64(self.config.mcp.ask_human_queue_s),
-        };
-        let session = Session::begin(coord, want, cancel, |w| on_step(Step::Waiting(w)))?;
-        let queued_ms = session.queued_ms();
+        let options = Options::spoken(self.config.transcribe.threads);
+        let hearing = Hear::new(
+            Purpose::AskHuman,
+            &caller,
+            self.endpoint(timeout_s),
+            options,
+        )
+        .queue_timeout(Duration::from_secs_f64(self.config.mcp.ask_human_queue_s))
+        .turn(self.config.turn)
+        .begin(coord, cancel, &mut on_step)?;
+        let queued_ms = hearing.queued_ms();
         let reservation = coord.ledger().reserve(limit, unix_ms())?;
         let refund = |e: AskError| {
             if let Err(settle) = coord.ledger().settle(&reservation, false, unix_ms()) {
@@ -301,7 +274,7 @@ impl AskHuman {
             TurnMode::Smart => (in_background(transcriber), in_background(self.prosody)),
             TurnMode::Fixed => (
                 Loader::new(transcriber),
-                Loader::new(|| Err("the fixed turn policy hears no voice".into())),
+                Loader::unavailable("the fixed turn policy hears no voice"),
             ),
         };
         let said = format!("{caller} asks: {question}");
@@ -313,8 +286,8 @@ impl AskHuman {
             // not an answer to it.
             crate::speak::say(&speak.command, &said, timeout, cancel).map_err(|e| {
                 refund(match e {
-                    crate::speak::SpeakError::Cancelled => AskError::Cancelled,
-                    e => AskError::NotSpoken(e.to_string()),
+                    SpeakError::Cancelled => AskError::Cancelled,
+                    e => AskError::NotSpoken(e),
                 })
             })?;
         } else {
@@ -323,54 +296,21 @@ impl AskHuman {
         if cancel.load(Ordering::SeqCst) {
             return Err(refund(AskError::Cancelled));
         }
-        on_step(Step::Listening);
-        let endpoint = self.endpoint(timeout_s);
-        let options = Options::spoken(self.config.transcribe.threads);
-        let mut signals = Smart::new(
-            Words::new(model, options.clone()),
-            Prosody::new(voice, self.config.turn.prosody_threshold),
-        );
-        let utterance = session
-            .capture_turn(
-                &*self.open,
-                Vad::DEFAULT,
-                endpoint,
-                &self.config.turn,
-                cancel,
-                &mut signals,
-            )
-            .map_err(|e| {
-                refund(match e {
-                    CaptureError::Cancelled => AskError::Cancelled,
-                    e => AskError::Capture(e.to_string()),
-                })
-            })?;
-        // The microphone is closed and the next question may start.
-        let mut answer = Answer {
-            answer: String::new(),
+        // The microphone is closed and the next question may start once this returns.
+        let heard = hearing
+            .listen(&*self.open, model, voice, cancel, &mut on_step)
+            .map_err(|e| refund(e.into()))?;
+        let said = heard.said.unwrap_or_default();
+        let answer = Answer {
+            answer: said.text,
             asked_as: caller.clone(),
-            heard: false,
-            stopped_because: utterance.stopped_because,
-            listen_ms: utterance.listen_ms,
+            heard: said.heard,
+            stopped_because: heard.utterance.stopped_because,
+            listen_ms: heard.utterance.listen_ms,
             queued_ms,
             spoken: speak.enabled,
-            turn: utterance.turn,
+            turn: heard.utterance.turn,
         };
-        if let Some(said) = utterance.said {
-            // Nothing was said after the end-of-turn check: its transcript is the answer.
-            answer.heard = said.heard;
-            answer.answer = said.text;
-        } else if !utterance.samples.is_empty() {
-            on_step(Step::Transcribing);
-            let transcriber = signals
-                .transcriber()
-                .map_err(|e| refund(AskError::Transcribe(e)))?;
-            let said = transcriber
-                .said(utterance.samples, &options)
-                .map_err(|e| refund(AskError::Transcribe(e.to_string())))?;
-            answer.heard = said.heard;
-            answer.answer = said.text;
-        }
         coord
             .ledger()
             .settle(&reservation, answer.heard, unix_ms())?;
@@ -644,7 +584,10 @@ mod tests {
         config.speak.command = vec!["true".into()];
         let s = AskHuman::with_parts(
             config,
-            Err("the runtime directory /x cannot be used: it belongs to user id 7".into()),
+            Err(Arc::new(CoordError::RuntimeDir {
+                path: "/x".into(),
+                why: "it belongs to user id 7".into(),
+            })),
             Box::new(|_| panic!("never opened")),
         );
         let err = ask(&s, never_loaded).unwrap_err();

@@ -9,8 +9,10 @@
 //!   policy (a pure machine and its blocking driver).
 //! - [`coord`]: the microphone lease, the queue and the interrupt budget shared by every
 //!   yazses process of the user.
-//! - [`session`]: the one way to hear the user: lease, open the source, capture, release,
-//!   transcribe (`ask_human`, `yazses listen`).
+//! - [`session`]: the microphone lease around one capture: lease, open the source,
+//!   capture, close it, release.
+//! - [`hear`]: the one way to hear the user (`ask_human`, `yazses listen`, dictation): a
+//!   request, the session, the end of turn, the transcript.
 //! - [`turn`]: end of turn above the core's end of speech: stop soon after a finished
 //!   answer, wait through a thinking pause.
 //! - [`ask`]: `ask_human` and its restraints; [`mcp`]: the MCP server.
@@ -38,6 +40,7 @@ pub mod config;
 pub mod coord;
 pub mod cpu;
 pub mod dictate;
+pub mod hear;
 pub mod logging;
 pub mod mcp;
 pub mod model;

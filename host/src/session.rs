@@ -1,14 +1,13 @@
-//! The one way to hear the user: take the microphone lease, open the source, capture
-//! until the user stops, close the source, let the lease go, transcribe. `ask_human`,
-//! `yazses listen` (and dictation) all come through here, so every way this user reaches
-//! a microphone (cpal, the dongle's port, a file played as the microphone) is covered by
-//! the lease, and none is ever open twice.
+//! The microphone lease around one capture: take the lease, open the source, capture
+//! until the user stops, close the source, let the lease go. Every way this user reaches
+//! a microphone (cpal, the dongle's port, a file played as the microphone) comes through
+//! here, so it is covered by the lease and never open twice; [`crate::hear`] builds the
+//! callers' one path on it.
 //!
 //! The steps are types: [`Session::begin`] waits for the lease and returns a [`Session`]
-//! that holds it; whatever must happen under the lease before listening (speaking the
-//! question, reserving the budget) happens then; [`Session::capture`] consumes it and
-//! returns the utterance with the source closed and the lease released; transcription
-//! comes after, off the microphone.
+//! that holds it; whatever must happen under the lease before listening happens then;
+//! [`Session::capture`] consumes it and returns the utterance with the source closed and
+//! the lease released.
 
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;

@@ -13,10 +13,11 @@ use yazses_core::time::Duration;
 use super::print;
 use crate::config;
 use crate::coord::{Coordinator, Purpose};
+use crate::hear::{self, Hear};
 use crate::model;
-use crate::session::{Session, Want};
 use crate::transcribe::{Engine, Options, Transcriber};
-use crate::turn::signals::{Loader, Prosody, Smart, Words};
+use crate::turn::TurnMode;
+use crate::turn::signals::Loader;
 
 /// `yazses listen`.
 #[derive(Debug, Args)]
@@ -103,55 +104,40 @@ pub(super) fn run(args: ListenArgs, config: &config::Config) -> anyhow::Result<(
         ..EndpointConfig::default()
     };
     let coord = Coordinator::from_env()?;
-    let want = Want {
-        purpose: Purpose::Listen,
-        caller: "yazses listen",
-        queue_timeout: StdDuration::from_secs(args.queue_s),
-    };
-    let no = AtomicBool::new(false);
-    let session = Session::begin(&coord, want, &no, |w| {
-        if let Some(h) = &w.holder {
-            eprintln!("yazses: waiting for the microphone (held by {h})");
-        }
-    })?;
-    let audio = config.audio.clone();
-    let open = move |endpoint| crate::source::open(&audio, endpoint);
     let options = Options::spoken(config.transcribe.threads);
-    let mut turn = config.turn;
+    let mut request = Hear::new(Purpose::Listen, "yazses listen", endpoint, options)
+        .queue_timeout(StdDuration::from_secs(args.queue_s))
+        .turn(config.turn);
     if args.no_transcribe {
-        turn.mode = crate::turn::TurnMode::Fixed;
+        request = request.without_transcript();
     }
     // Loaded before listening when the turn policy reads the words as they come: a model
     // that cannot load is reported before the user speaks.
-    let engine: Option<Arc<dyn Transcriber>> = match turn.mode {
-        crate::turn::TurnMode::Smart => Some(Arc::new(load(&args, config)?)),
-        crate::turn::TurnMode::Fixed => None,
-    };
-    let loaded = engine.clone();
-    let voice = match turn.mode {
-        crate::turn::TurnMode::Smart => Some(crate::turn::prosody::load_installed()),
-        crate::turn::TurnMode::Fixed => None,
-    };
-    let mut signals = Smart::new(
-        Words::new(
-            Loader::new(move || loaded.ok_or_else(|| "no model was loaded".to_owned())),
-            options.clone(),
-        ),
-        Prosody::new(
-            Loader::new(move || {
-                voice.unwrap_or_else(|| Err("the fixed turn policy hears no voice".into()))
+    let (model, voice) = match request.turn_mode() {
+        TurnMode::Smart => (hear::loaded(Arc::new(load(&args, config)?)), {
+            let voice = crate::turn::prosody::load_installed();
+            Loader::new(move || voice)
+        }),
+        TurnMode::Fixed => (
+            Loader::new(|| {
+                load(&args, config)
+                    .map(|e| Arc::new(e) as Arc<dyn Transcriber>)
+                    .map_err(|e| format!("{e:#}"))
             }),
-            turn.prosody_threshold,
+            Loader::unavailable("the fixed turn policy hears no voice"),
         ),
-    );
-    let utterance = session.capture_turn(
+    };
+    let no = AtomicBool::new(false);
+    let audio = config.audio.clone();
+    let open = move |endpoint| crate::source::open(&audio, endpoint);
+    let heard = request.begin(&coord, &no, hear::tell_terminal)?.listen(
         &open,
-        yazses_core::vad::Vad::DEFAULT,
-        endpoint,
-        &turn,
+        model,
+        voice,
         &no,
-        &mut signals,
+        |_| {},
     )?;
+    let utterance = heard.utterance;
     let link = utterance.link;
     if link.corrupt_frames > 0 || link.lost_frames > 0 {
         eprintln!(
@@ -160,21 +146,8 @@ pub(super) fn run(args: ListenArgs, config: &config::Config) -> anyhow::Result<(
         );
     }
     let audio_ms = utterance.samples.len() as u64 / 16;
-    let mut text = String::new();
-    let mut heard = false;
-    if let Some(said) = utterance.said {
-        // Nothing was said after the end-of-turn check: its transcript is the answer.
-        heard = said.heard;
-        text = said.text;
-    } else if !utterance.samples.is_empty() && !args.no_transcribe {
-        let engine = match engine {
-            Some(engine) => engine,
-            None => Arc::new(load(&args, config)?),
-        };
-        let said = engine.said(utterance.samples, &options)?;
-        heard = said.heard;
-        text = said.text;
-    }
+    let said = heard.said.unwrap_or_default();
+    let (text, mut heard) = (said.text, said.heard);
     // Without a transcript, "heard" is the detector's word: speech started.
     if args.no_transcribe {
         heard = utterance.speech_start_ms.is_some();

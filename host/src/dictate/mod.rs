@@ -36,13 +36,12 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use yazses_core::endpoint::EndpointConfig;
-use yazses_core::vad::Vad;
 
-use crate::capture::Capture;
 use crate::coord::{Coordinator, Purpose, RuntimeDir};
-use crate::session::{OpenSource, Session, Want};
+use crate::hear::{self, Hear, HearError};
 use crate::source::{FrameSource, SourceError};
 use crate::transcribe::{Options, Transcriber};
+use crate::turn::signals::Loader;
 use control::Command;
 use deliver::DeliverError;
 use output::Deliver;
@@ -81,7 +80,37 @@ enum Event {
     /// The microphone is held and listening.
     Listening,
     /// The dictation is over.
-    Done(Result<Outcome, String>),
+    Done(Result<Outcome, DictateError>),
+}
+
+/// Why a dictation failed. Each says what happened, for the control socket's answer
+/// line and the log.
+#[derive(Debug, thiserror::Error)]
+pub enum DictateError {
+    /// The microphone could not be had or failed before anything was heard.
+    #[error(transparent)]
+    Microphone(HearError),
+    /// What was heard could not be transcribed.
+    #[error("the dictation could not be transcribed: {0}")]
+    Transcribe(#[source] HearError),
+    /// The text could not be typed or pasted.
+    #[error(transparent)]
+    Deliver(#[from] DeliverError),
+    /// The typer failed in an earlier dictation and is not used again.
+    #[error("the typer failed earlier")]
+    TyperBroken,
+    /// The capture's thread ended without a word.
+    #[error("the capture stopped unexpectedly")]
+    Vanished,
+}
+
+impl From<HearError> for DictateError {
+    fn from(e: HearError) -> DictateError {
+        match e {
+            e @ (HearError::Model(_) | HearError::Transcribe(_)) => DictateError::Transcribe(e),
+            e @ (HearError::Microphone(_) | HearError::Capture(_)) => DictateError::Microphone(e),
+        }
+    }
 }
 
 /// The parts of a dictation process.
@@ -340,7 +369,7 @@ impl Dictation<'_> {
 }
 
 /// Waits for a released capture to be transcribed and delivered.
-fn finish(events: &Receiver<Event>) -> Result<Outcome, String> {
+fn finish(events: &Receiver<Event>) -> Result<Outcome, DictateError> {
     loop {
         match events.recv() {
             Ok(Event::Done(result)) => {
@@ -348,20 +377,20 @@ fn finish(events: &Receiver<Event>) -> Result<Outcome, String> {
                 return result;
             }
             Ok(Event::Listening) => {}
-            Err(_) => return Err("the capture stopped unexpectedly".into()),
+            Err(_) => return Err(DictateError::Vanished),
         }
     }
 }
 
 /// The control socket's answer line for how a dictation went.
-fn answer(result: Result<Outcome, String>) -> String {
+fn answer(result: Result<Outcome, DictateError>) -> String {
     match result {
         Ok(outcome) => outcome.to_string(),
         Err(why) => format!("error: {why}"),
     }
 }
 
-fn log_outcome(result: &Result<Outcome, String>) {
+fn log_outcome(result: &Result<Outcome, DictateError>) {
     match result {
         Ok(outcome) => tracing::info!("dictation: {outcome}"),
         Err(why) => tracing::warn!("dictation failed: {why}"),
@@ -388,41 +417,35 @@ struct Job {
 }
 
 impl Job {
-    fn run(self, listening: impl FnOnce()) -> Result<Outcome, String> {
+    fn run(self, listening: impl FnOnce()) -> Result<Outcome, DictateError> {
         let never = AtomicBool::new(false);
         // The window focused at the trigger is the one the text is for.
         if let Ok(mut deliver) = self.deliver.lock() {
             deliver.aim();
         }
-        let want = Want {
-            purpose: Purpose::Dictate,
-            caller: "yazses dictate",
-            // A dictation goes ahead of queued questions; it only waits out the one
-            // that holds the microphone now.
-            queue_timeout: Duration::from_secs(60),
-        };
-        let session = Session::begin(&self.coord, want, &never, |w| {
-            if let Some(h) = &w.holder {
-                eprintln!("yazses: waiting for the microphone (held by {h})");
-            }
-        })
-        .map_err(|e| e.to_string())?;
+        // A dictation goes ahead of queued questions; it only waits out the one that
+        // holds the microphone now.
+        let hearing = Hear::new(
+            Purpose::Dictate,
+            "yazses dictate",
+            self.endpoint,
+            self.options.clone(),
+        )
+        .push_to_talk(&self.release)
+        .begin(&self.coord, &never, hear::tell_terminal)?;
         listening();
-        let open: OpenSource<'_> = &*self.open;
-        let endpoint = self.endpoint;
-        let utterance = session
-            .capture_with(
-                open,
-                endpoint,
-                |decides| Capture::with_keep_all(Vad::DEFAULT, endpoint, decides, true),
-                &never,
-                Some(&self.release),
-                None,
-            )
-            .map_err(|e| e.to_string())?;
+        let transcriber = self.transcriber.clone();
+        let heard = hearing.listen(
+            &*self.open,
+            hear::loaded(transcriber),
+            Loader::unavailable("dictation hears no voice"),
+            &never,
+            |_| {},
+        )?;
+        let utterance = heard.utterance;
         tracing::debug!(
             audio_ms = utterance.samples.len() / 16,
-            stopped = ?utterance.stopped_because,
+            stopped = %utterance.stopped_because,
             "dictation captured"
         );
         if let Some(why) = &utterance.cut_short {
@@ -430,21 +453,14 @@ impl Job {
                 "yazses: the microphone failed mid-dictation ({why}); typing what was heard before it"
             );
         }
-        if utterance.samples.is_empty() {
+        let Some(said) = heard.said else {
             return Ok(Outcome::NothingHeard);
-        }
-        let said = self
-            .transcriber
-            .said(utterance.samples, &self.options)
-            .map_err(|e| format!("the dictation could not be transcribed: {e}"))?;
+        };
         let text = said.text.trim();
         if !said.heard || text.is_empty() {
             return Ok(Outcome::NothingHeard);
         }
-        let mut deliver = self
-            .deliver
-            .lock()
-            .map_err(|_| "the typer failed earlier".to_owned())?;
+        let mut deliver = self.deliver.lock().map_err(|_| DictateError::TyperBroken)?;
         match deliver.deliver(text) {
             Ok(()) => Ok(Outcome::Delivered(text.chars().count())),
             Err(DeliverError::TargetGone) => {
@@ -456,7 +472,7 @@ impl Job {
                 }
                 Ok(Outcome::Kept(text.chars().count()))
             }
-            Err(e) => Err(e.to_string()),
+            Err(e) => Err(e.into()),
         }
     }
 }

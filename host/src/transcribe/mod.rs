@@ -362,7 +362,7 @@ fn language_named(requested: &str) -> Option<(&'static str, &'static str)> {
 }
 
 /// What a capture said.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Said {
     /// The transcript; empty when nothing was said.
     pub text: String,

@@ -27,6 +27,11 @@ impl<'a, T: Clone> Loader<'a, T> {
         }
     }
 
+    /// A loader with nothing to give, for `why` (a path that never needs it).
+    pub fn unavailable(why: &'static str) -> Loader<'a, T> {
+        Loader::new(move || Err(why.to_owned()))
+    }
+
     /// What was loaded, loading it now if this is the first ask.
     pub fn get(&mut self) -> Result<T, String> {
         match (&self.got, self.load.take()) {
