@@ -13,7 +13,16 @@ pub const SAMPLE_RATE_HZ: u32 = 16_000;
 /// Samples in one frame.
 pub const FRAME_SAMPLES: usize = 160;
 /// The time one frame covers.
-pub const FRAME_DURATION: Duration = Duration::from_millis(10);
+pub const FRAME_DURATION: Duration = Duration::from_millis(FRAME_MS);
+/// The time one frame covers, in milliseconds.
+pub const FRAME_MS: u64 = 10;
+/// Samples in one millisecond.
+pub const SAMPLES_PER_MS: usize = SAMPLE_RATE_HZ as usize / 1000;
+
+/// How long `samples` samples last, in whole milliseconds.
+pub const fn samples_to_ms(samples: usize) -> u64 {
+    (samples / SAMPLES_PER_MS) as u64
+}
 
 /// One 10 ms frame of 16 kHz mono PCM.
 pub type Frame = [i16; FRAME_SAMPLES];

@@ -8,7 +8,7 @@ use serde::Serialize;
 use yazses_core::autostop::{Autostop, FrameReport};
 use yazses_core::end::End;
 use yazses_core::endpoint::{EndpointConfig, Stop};
-use yazses_core::frame::{FRAME_DURATION, SAMPLE_RATE_HZ};
+use yazses_core::frame::{FRAME_DURATION, FRAME_SAMPLES, SAMPLE_RATE_HZ};
 use yazses_core::time::Instant;
 use yazses_core::vad::VadConfig;
 
@@ -59,7 +59,7 @@ pub struct Analysis {
 /// Runs the detector and the policy over `samples` (16 kHz mono).
 pub fn analyze(samples: &[i16], vad: VadConfig, endpoint: EndpointConfig) -> Analysis {
     let mut capture = Autostop::new(vad, endpoint, Instant::ZERO);
-    let mut frames = Vec::with_capacity(samples.len() / 160 + 1);
+    let mut frames = Vec::with_capacity(samples.len() / FRAME_SAMPLES + 1);
     let mut stop = None;
     // Keep classifying after the stop so segments and plots cover the whole file.
     let mut record = |r: &FrameReport| {
@@ -68,9 +68,9 @@ pub fn analyze(samples: &[i16], vad: VadConfig, endpoint: EndpointConfig) -> Ana
         }
         frames.push(*r);
     };
-    for chunk in samples.chunks(160) {
-        if chunk.len() == 160 {
-            record(&capture.push_frame(chunk.try_into().expect("160 samples")));
+    for chunk in samples.chunks(FRAME_SAMPLES) {
+        if chunk.len() == FRAME_SAMPLES {
+            record(&capture.push_frame(chunk.try_into().expect("one frame")));
         } else {
             capture.push_samples(chunk, &mut record);
             capture.finish(&mut record);

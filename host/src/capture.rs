@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use yazses_core::autostop::Autostop;
 use yazses_core::end::End;
 use yazses_core::endpoint::{EndpointConfig, StopReason};
-use yazses_core::frame::{FRAME_SAMPLES, Frame};
+use yazses_core::frame::{FRAME_MS, FRAME_SAMPLES, Frame, samples_to_ms};
 use yazses_core::time::Instant;
 use yazses_core::vad::VadConfig;
 
@@ -62,6 +62,13 @@ pub struct Utterance {
     /// The turn check's transcript, when nothing was said after it: the whole answer,
     /// already transcribed.
     pub said: Option<Said>,
+}
+
+impl Utterance {
+    /// How long the kept audio lasts, in milliseconds.
+    pub fn audio_ms(&self) -> u64 {
+        samples_to_ms(self.samples.len())
+    }
 }
 
 /// Pre-roll kept before the start of speech.
@@ -117,10 +124,10 @@ impl Capture {
         source_decides: bool,
         keep_all: bool,
     ) -> Capture {
-        let pre_frames = (PRE_ROLL_MS / 10) as usize;
+        let pre_frames = (PRE_ROLL_MS / FRAME_MS) as usize;
         // Enough frames to cover min_speech plus the pre-roll: speech counts as started
         // only after min_speech, and its start is reported then.
-        let window = pre_frames + (endpoint.min_speech.total_millis() / 10) as usize + 2;
+        let window = pre_frames + (endpoint.min_speech.total_millis() / FRAME_MS) as usize + 2;
         Capture {
             autostop: Autostop::new(vad, endpoint, Instant::ZERO),
             recent: VecDeque::with_capacity(window + 1),
@@ -146,6 +153,11 @@ impl Capture {
         self
     }
 
+    /// The capture's own clock: milliseconds of audio pushed so far.
+    fn now_ms(&self) -> u64 {
+        self.frames * FRAME_MS
+    }
+
     /// Where the last speech ended, in milliseconds of audio, once speech has started.
     fn speech_end_ms(&self) -> Option<u64> {
         self.autostop
@@ -163,7 +175,7 @@ impl Capture {
         }
         loop {
             let due = std::mem::replace(&mut self.due, Step::Listen);
-            let (end, now) = (self.speech_end_ms()?, self.frames * 10);
+            let (end, now) = (self.speech_end_ms()?, self.now_ms());
             match due {
                 Step::Begin => {
                     signals.begin(&self.kept);
@@ -186,17 +198,14 @@ impl Capture {
     /// Tells `signals` that the read begun for a pause will not be judged.
     fn abandon_reading(&mut self, signals: &mut dyn Signals) {
         if self.reading.take().is_some() {
-            tracing::debug!(
-                at_ms = self.frames * 10,
-                "an end-of-turn read was abandoned"
-            );
+            tracing::debug!(at_ms = self.now_ms(), "an end-of-turn read was abandoned");
             signals.abandon();
         }
     }
 
     fn turn_step(&mut self) -> Option<Stop> {
         let turn = self.turn.as_ref()?;
-        match turn.step(self.speech_end_ms(), self.frames * 10) {
+        match turn.step(self.speech_end_ms(), self.now_ms()) {
             Step::Listen => None,
             step @ (Step::Begin | Step::Check) => {
                 self.due = step;
@@ -204,7 +213,7 @@ impl Capture {
             }
             Step::Stop => Some(Stop {
                 reason: End::EndOfSpeech,
-                at_ms: self.frames * 10,
+                at_ms: self.now_ms(),
                 by_source: false,
             }),
         }
@@ -222,7 +231,7 @@ impl Capture {
                 self.recent.pop_front();
             }
             if let Some(start) = self.autostop.endpoint().speech_start() {
-                let first = (start.total_millis() / 10).saturating_sub(PRE_ROLL_MS / 10);
+                let first = (start.total_millis() / 10).saturating_sub(PRE_ROLL_MS / FRAME_MS);
                 let oldest = self.frames - self.recent.len() as u64;
                 let skip = first.saturating_sub(oldest) as usize;
                 for f in self.recent.drain(..).skip(skip) {
@@ -251,7 +260,7 @@ impl Capture {
     pub fn released(&self) -> Stop {
         Stop {
             reason: End::Released,
-            at_ms: self.frames * 10,
+            at_ms: self.now_ms(),
             by_source: false,
         }
     }
@@ -260,7 +269,7 @@ impl Capture {
     pub fn source_stop(&self, reason: End) -> Stop {
         Stop {
             reason,
-            at_ms: self.frames * 10,
+            at_ms: self.now_ms(),
             by_source: true,
         }
     }
@@ -401,7 +410,7 @@ pub(crate) mod tests {
         assert!((1990..=2100).contains(&start), "{start}");
         // Pre-roll before speech, the pause, the second phrase: ~300 + 2500 ms, then the
         // trailing silence up to the stop.
-        let kept_ms = u.samples.len() as u64 / 16;
+        let kept_ms = u.audio_ms();
         assert_eq!(kept_ms, u.listen_ms - (start - PRE_ROLL_MS), "{u:?}");
         assert!(
             u.listen_ms >= 4500 + 1200 && u.listen_ms <= 4500 + 1500,
@@ -628,7 +637,7 @@ pub(crate) mod tests {
         let mut audio = room(500);
         audio.extend(voice(1000));
         audio.extend(room(2000));
-        let frames_ms = FRAME_SAMPLES as u64 / 16;
+        let frames_ms = FRAME_MS;
         let mut src = Unplugged {
             inner: FileSource::from_samples(audio, false),
             left: (1700 / frames_ms) as usize,

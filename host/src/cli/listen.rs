@@ -145,7 +145,7 @@ pub(super) fn run(args: ListenArgs, config: &config::Config) -> anyhow::Result<(
             link.corrupt_frames, link.lost_frames
         );
     }
-    let audio_ms = utterance.samples.len() as u64 / 16;
+    let audio_ms = utterance.audio_ms();
     let said = heard.said.unwrap_or_default();
     let (text, mut heard) = (said.text, said.heard);
     // Without a transcript, "heard" is the detector's word: speech started.

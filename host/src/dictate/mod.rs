@@ -444,7 +444,7 @@ impl Job {
         )?;
         let utterance = heard.utterance;
         tracing::debug!(
-            audio_ms = utterance.samples.len() / 16,
+            audio_ms = utterance.audio_ms(),
             stopped = %utterance.stopped_because,
             "dictation captured"
         );

@@ -24,10 +24,13 @@ use whisper_rs::{WhisperContext, WhisperContextParameters};
 use crate::audio::{self, Audio, AudioError, Limits};
 use crate::model::ggml;
 
+mod clean;
 pub mod gate;
 mod lane;
 mod one_step;
+mod params;
 mod pass;
+mod progress;
 mod window;
 
 use gate::Waiting;
@@ -389,7 +392,7 @@ impl Engine {
             |_| {},
             move |model, options, progress| model.run(&audio, options, progress),
         )?;
-        let text = pass::without_repeats(&t.text);
+        let text = clean::without_repeats(&t.text);
         Ok(Said {
             heard: t.heard && !text.is_empty(),
             text,

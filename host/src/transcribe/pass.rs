@@ -15,41 +15,15 @@
 //! extra encoder run for the rest each time.
 
 use std::os::raw::c_int;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
-
-use whisper_rs::{FullParams, SamplingStrategy, WhisperState};
+use whisper_rs::WhisperState;
 use yazses_core::frame::{FRAME_SAMPLES, SAMPLE_RATE_HZ};
 
+use super::clean::without_annotations;
 use super::one_step::OneStep;
+use super::params::{cancelled, params};
+use super::progress::Reporter;
 use super::window::{Taken, Window, Windower};
 use super::{Model, Options, Progress, Segment, TranscribeError, Transcript};
-
-/// The caller's progress callback, shared by every window's whisper callback.
-type Shared = Arc<Mutex<Box<dyn FnMut(Progress) + Send>>>;
-
-/// Reports progress to the caller, never going backwards.
-#[derive(Clone)]
-struct Reporter {
-    sink: Shared,
-    done_ms: Arc<AtomicU64>,
-}
-
-impl Reporter {
-    fn report(&self, done_ms: u64, total_ms: Option<u64>, by_whisper: bool) {
-        if self.done_ms.fetch_max(done_ms, Ordering::Relaxed) >= done_ms && done_ms > 0 {
-            return;
-        }
-        let total_ms = total_ms.map(|t| t.max(done_ms));
-        if let Ok(mut sink) = self.sink.lock() {
-            sink(Progress::Done {
-                done_ms,
-                total_ms,
-                by_whisper,
-            });
-        }
-    }
-}
 
 /// A transcription in progress.
 pub(crate) struct Pass<'m> {
@@ -98,10 +72,7 @@ impl<'m> Pass<'m> {
                 prompt: Vec::new(),
                 fed: 0,
                 expected: None,
-                reporter: Reporter {
-                    sink: Arc::new(Mutex::new(progress)),
-                    done_ms: Arc::new(AtomicU64::new(0)),
-                },
+                reporter: Reporter::new(progress),
                 heard: false,
                 whisper_ms: 0,
                 windows: 0,
@@ -431,172 +402,9 @@ const MIN_STEP_FRAMES: usize = 100;
 /// A left-out tail shorter than this (2 s) is not worth another whisper run.
 const RETRY_TAIL_SAMPLES: usize = 2 * SAMPLE_RATE_HZ as usize;
 
-/// Audio shorter than this (a file's last window, a short clip, a left-out tail) is
-/// encoded over half of whisper's 30 s context: about 10 % less time for base on a
-/// 1-minute file, the same words on the held-out files (docs/benchmarks.md). A context
-/// fitted to the audio itself is faster still but garbles it: base heard "And ship it on
-/// Friday." at the end of one.wav as "The train to the elevator." with 200 positions.
-const HALF_CONTEXT_BELOW_MS: u64 = 14_000;
-/// Half of whisper's 1500 encoder positions: 15 s.
-const HALF_CONTEXT: i32 = 750;
-
-/// whisper's parameters for the audio from `start_ms` to `end_ms` in `language`, prompted
-/// with `prompt`.
-fn params<'a>(
-    options: &Options,
-    language: &'a str,
-    reporter: &Reporter,
-    total_ms: Option<u64>,
-    (start_ms, end_ms): (u64, u64),
-    prompt: &'a [c_int],
-) -> FullParams<'a, 'a> {
-    let strategy = match options.beam_size {
-        0 | 1 => SamplingStrategy::Greedy { best_of: 1 },
-        n => SamplingStrategy::BeamSearch {
-            beam_size: n.min(16) as i32,
-            patience: -1.0,
-        },
-    };
-    let mut params = FullParams::new(strategy);
-    params.set_n_threads(super::threads(options.threads));
-    params.set_print_progress(false);
-    params.set_print_realtime(false);
-    params.set_print_special(false);
-    params.set_print_timestamps(false);
-    params.set_language(Some(language));
-    if options.fit_context {
-        // The encoder sees 50 positions per second (1500 for 30 s); pad by a second.
-        let secs = (end_ms - start_ms).div_ceil(1000) as usize + 1;
-        let ctx = (secs * 50).clamp(150, 1500);
-        params.set_audio_ctx(ctx as i32);
-        params.set_single_segment(true);
-    } else if end_ms - start_ms < HALF_CONTEXT_BELOW_MS {
-        params.set_audio_ctx(HALF_CONTEXT);
-    }
-    let reporter = reporter.clone();
-    let len_ms = end_ms - start_ms;
-    params.set_progress_callback_safe(move |pct: i32| {
-        let into = len_ms * pct.clamp(0, 100) as u64 / 100;
-        reporter.report(start_ms + into, total_ms, true)
-    });
-    // whisper carries no text between calls on its own; the previous window's words
-    // go in as this one's prompt, and nothing else does.
-    params.set_no_context(true);
-    if !prompt.is_empty() {
-        params.set_tokens(prompt);
-    }
-    if let Some(cancel) = options.cancel.clone() {
-        params.set_abort_callback_safe(abort_when(cancel));
-    }
-    params
-}
-
-/// Whether the caller has asked to stop.
-fn cancelled(options: &Options) -> bool {
-    options
-        .cancel
-        .as_ref()
-        .is_some_and(|c| c.load(Ordering::Relaxed))
-}
-
-/// whisper's abort callback for a cancel flag.
-fn abort_when(cancel: Arc<AtomicBool>) -> Box<dyn FnMut() -> bool> {
-    // whisper-rs 0.16's set_abort_callback_safe boxes the closure as a trait object but
-    // calls it back as the closure's own type; handing it a closure that already is a
-    // `Box<dyn FnMut() -> bool>` makes the two the same type. (A plain closure here reads
-    // garbage and aborts at once: "error code -6".)
-    crate::logging::cancelling(false);
-    Box::new(move || {
-        let stop = cancel.load(Ordering::Relaxed);
-        if stop {
-            crate::logging::cancelling(true);
-        }
-        stop
-    })
-}
-
-/// The fewest words a phrase must have for [`without_repeats`] to take its repeat out when
-/// it is not a whole sentence.
-const REPEAT_MIN_WORDS: usize = 3;
-
-/// `text` with each phrase that only repeats the one before it taken out: a phrase of three
-/// words or more ("The first one. The first one." is "The first one."), and a shorter one
-/// when both are whole sentences ("Go ahead. Go ahead. Go ahead." is "Go ahead."). Whisper
-/// loops like this on short clips cut to fit its window (tiny.en, greedy: "I think we
-/// should. I think we should." for "I think we should"; an end-of-turn check's partial of
-/// a short answer said once by a Piper voice came back repeated in 6 of 102 turns). A
-/// person who said it twice loses nothing of the meaning, and short repeats within a
-/// sentence ("No, no, no.", "very, very") are kept.
-pub(crate) fn without_repeats(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let (mut last_sentence, mut last_phrase) = (String::new(), String::new());
-    for sentence in text.split_inclusive(['.', '?', '!']) {
-        let whole = sentence.trim_end().ends_with(['.', '?', '!']);
-        let key = words_key(sentence);
-        if whole && !key.is_empty() && key == last_sentence {
-            continue;
-        }
-        for phrase in sentence.split_inclusive(',') {
-            let key = words_key(phrase);
-            if key.split(' ').count() < REPEAT_MIN_WORDS || key != last_phrase {
-                out.push_str(phrase);
-            }
-            if !key.is_empty() {
-                last_phrase = key;
-            }
-        }
-        if !key.is_empty() {
-            last_sentence = key;
-        }
-    }
-    out.trim().to_owned()
-}
-
-/// What a phrase says, for [`without_repeats`]: its words, lower case, without punctuation.
-fn words_key(phrase: &str) -> String {
-    phrase
-        .chars()
-        .filter(|c| c.is_alphanumeric() || c.is_whitespace())
-        .collect::<String>()
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .to_lowercase()
-}
-
-/// A segment's words without whisper's descriptions of the audio: "[BLANK_AUDIO]" and
-/// "[MUSIC]" wherever they stand (tiny.en ends a 10 s answer followed by silence with
-/// "... end of the month. [BLANK_AUDIO]"), and a segment that is only "(wind blowing)" or
-/// music notes. Speech has no square brackets; words in parentheses are kept when there
-/// are words beside them. Trimmed; empty when nothing was said.
-fn without_annotations(text: &str) -> String {
-    let mut kept = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(open) = rest.find('[') {
-        match rest[open..].find(']') {
-            Some(close) => {
-                kept.push_str(&rest[..open]);
-                rest = &rest[open + close + 1..];
-            }
-            None => break,
-        }
-    }
-    kept.push_str(rest);
-    let words = kept.split_whitespace().collect::<Vec<_>>().join(" ");
-    let described = words.starts_with('(')
-        && words.ends_with(')')
-        && words[1..].find(')') == Some(words.len() - 2);
-    let notes = words.chars().all(|c| matches!(c, '♪' | '♫' | ' ' | '*'));
-    if described || notes {
-        String::new()
-    } else {
-        words
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use super::{Piece, Segment, append_in_order, drop_edge, without_annotations, without_repeats};
+    use super::{Piece, Segment, append_in_order, drop_edge};
 
     #[test]
     fn a_window_that_starts_back_in_a_pause_does_not_overlap_the_words_before() {
@@ -653,61 +461,5 @@ mod tests {
         let mut ps = pieces(&[(10_000, 40_000)]);
         assert!(!drop_edge(&mut ps, 40_000));
         assert_eq!(ps.len(), 1);
-    }
-
-    #[test]
-    fn a_phrase_said_again_right_after_itself_is_kept_once() {
-        assert_eq!(
-            without_repeats("The first one. The first one."),
-            "The first one."
-        );
-        assert_eq!(
-            without_repeats("the first one, the first one, the first one,"),
-            "the first one,"
-        );
-        assert_eq!(
-            without_repeats("I checked a lot. i checked a LOT!"),
-            "I checked a lot."
-        );
-        assert_eq!(
-            without_repeats("Go ahead. Go ahead. Go ahead."),
-            "Go ahead."
-        );
-        assert_eq!(without_repeats("Stop! stop."), "Stop!");
-        for kept in [
-            "Yes, use the smaller model. And ship it on Friday.",
-            "No. Yes. No.",
-            "No, no, no.",
-            "No, no. No.",
-            "very, very good.",
-            "",
-        ] {
-            assert_eq!(without_repeats(kept), kept);
-        }
-    }
-
-    #[test]
-    fn descriptions_of_the_audio_are_not_words() {
-        for (heard, words) in [
-            ("[BLANK_AUDIO]", ""),
-            (" [MUSIC] ", ""),
-            ("(wind blowing)", ""),
-            ("♪ ♪", ""),
-            ("*", ""),
-            (" end of the month. [BLANK_AUDIO]", "end of the month."),
-            ("[BLANK_AUDIO] Yes.", "Yes."),
-            (" Yes, go ahead.", "Yes, go ahead."),
-            (
-                "(laughs) That is fine (really).",
-                "(laughs) That is fine (really).",
-            ),
-            (
-                "Use the smaller model (for now).",
-                "Use the smaller model (for now).",
-            ),
-            ("an open [ bracket", "an open [ bracket"),
-        ] {
-            assert_eq!(without_annotations(heard), words, "{heard:?}");
-        }
     }
 }
