@@ -181,14 +181,14 @@ impl Run<'_> {
             self.keep(step);
             return Ok(Taken::All);
         }
-        if step.reached > w.samples.len() || step.dropped {
+        if step.reached > w.samples().len() || step.dropped {
             // whisper read on past the cut into the audio after it, or its last words
             // may be cut in two: up to there is done (the next window starts in the
             // pause before the words after it), the rest goes again.
             self.keep(step);
             return Ok(Taken::Upto(w.settle(frame)));
         }
-        let tail = w.samples.len().saturating_sub(step.reached);
+        let tail = w.samples().len().saturating_sub(step.reached);
         let rest_heard = w.speech_from(step.reached);
         self.keep(step);
         // whisper stopped before the window's end: after an early end-of-text token, or
@@ -221,11 +221,11 @@ impl Run<'_> {
     fn whisper(&mut self, w: &Window, one_step: bool) -> Result<Step, TranscribeError> {
         let rate = u64::from(SAMPLE_RATE_HZ);
         let ahead: &[i16] = if one_step && !self.options.fit_context {
-            &w.ahead
+            w.ahead()
         } else {
             &[]
         };
-        let fed = w.samples.len() + ahead.len();
+        let fed = w.samples().len() + ahead.len();
         let start_ms = w.start_ms();
         let end_ms = start_ms + fed as u64 * 1000 / rate;
         let started = std::time::Instant::now();
@@ -251,7 +251,7 @@ impl Run<'_> {
             limit.arm(&mut params);
         }
         let samples: Vec<f32> = w
-            .samples
+            .samples()
             .iter()
             .chain(ahead)
             .map(|&s| f32::from(s) / 32768.0)

@@ -49,8 +49,8 @@ const QUIET_SEARCH_FRAMES: usize = 500;
 pub(crate) struct Window {
     /// Where it starts, in 16 kHz samples from the start of the audio.
     pub start: u64,
-    /// Its samples, at most 30 s.
-    pub samples: Vec<i16>,
+    /// Its audio, at most 30 s, with the verdicts kept for a rest that goes back.
+    audio: Track,
     /// Where in the window (in 10 ms frames) each run of speech the detector heard lies.
     pub runs: Vec<std::ops::Range<usize>>,
     /// The audio that follows it in the stream, up to 30 s from its start, where the
@@ -58,11 +58,58 @@ pub(crate) struct Window {
     /// zeros (a window padded with a second of zeros made base end after its first
     /// sentence and skip the rest), and may take more than the window ([`Taken::Upto`]
     /// past its end). Empty where the window ends at a long silence or the stream's end.
-    pub ahead: Vec<i16>,
-    /// The detector's verdict on each whole frame, kept for a rest that goes back.
+    ahead: Track,
+}
+
+/// Audio and the detector's verdict on each of its whole frames, kept together.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Track {
+    /// 16 kHz samples: whole frames, then at most one partial frame.
+    samples: Vec<i16>,
+    /// The verdict on each whole frame of `samples`.
     heard: Vec<Heard>,
-    /// The detector's verdict on each frame of `ahead`.
-    ahead_heard: Vec<Heard>,
+}
+
+impl Track {
+    /// Its whole frames.
+    fn frames(&self) -> usize {
+        self.heard.len()
+    }
+
+    /// Its first `frames` whole frames, taken out of it.
+    fn take_front(&mut self, frames: usize) -> Track {
+        Track {
+            samples: self.samples.drain(..frames * FRAME_SAMPLES).collect(),
+            heard: self.heard.drain(..frames).collect(),
+        }
+    }
+
+    /// A copy of what follows its first `frame` whole frames, a partial frame included.
+    fn rest_after(&self, frame: usize) -> Track {
+        Track {
+            samples: self.samples[frame * FRAME_SAMPLES..].to_vec(),
+            heard: self.heard[frame..].to_vec(),
+        }
+    }
+
+    /// A copy of its whole frames.
+    fn whole_frames(&self) -> Track {
+        Track {
+            samples: self.samples[..self.frames() * FRAME_SAMPLES].to_vec(),
+            heard: self.heard.clone(),
+        }
+    }
+
+    /// `front` put before it.
+    fn prepend(&mut self, front: Track) {
+        self.samples.splice(0..0, front.samples);
+        self.heard.splice(0..0, front.heard);
+    }
+
+    /// Whether any whole frame is speech.
+    fn any_speech(&self) -> bool {
+        self.heard.iter().any(|f| f.speech)
+    }
 }
 
 /// What the caller made of a window.
@@ -78,15 +125,23 @@ pub(crate) enum Taken {
 }
 
 impl Window {
-    fn new(start: u64, samples: Vec<i16>, heard: Vec<Heard>) -> Window {
+    fn new(start: u64, audio: Track) -> Window {
         Window {
             start,
-            samples,
-            runs: speech_runs(&heard),
-            ahead: Vec::new(),
-            heard,
-            ahead_heard: Vec::new(),
+            runs: speech_runs(&audio.heard),
+            audio,
+            ahead: Track::default(),
         }
+    }
+
+    /// Its samples, at most 30 s.
+    pub fn samples(&self) -> &[i16] {
+        &self.audio.samples
+    }
+
+    /// The audio read ahead of its cut (see the field); empty for most windows.
+    pub fn ahead(&self) -> &[i16] {
+        &self.ahead.samples
     }
 
     /// What a caller that took it up to `frame` left: its whole frames from there on (and
@@ -96,8 +151,7 @@ impl Window {
         (frame > 0 && frame < self.frames()).then(|| {
             Window::new(
                 self.start + (frame * FRAME_SAMPLES) as u64,
-                self.samples[frame * FRAME_SAMPLES..].to_vec(),
-                self.heard[frame..].to_vec(),
+                self.audio.rest_after(frame),
             )
         })
     }
@@ -111,9 +165,10 @@ impl Window {
     /// would cut in that pause ([`in_pause`]), if not after `frame`. In speech: `frame`.
     pub fn settle(&self, frame: usize) -> usize {
         let at = |i: usize| {
-            self.heard
+            self.audio
+                .heard
                 .get(i)
-                .or_else(|| self.ahead_heard.get(i.checked_sub(self.heard.len())?))
+                .or_else(|| self.ahead.heard.get(i.checked_sub(self.frames())?))
         };
         let quiet = |i: usize| at(i).is_some_and(|h| !h.speech);
         let level = |i: usize| at(i).map_or(Level(0), |h| h.level);
@@ -136,7 +191,7 @@ impl Window {
 
     /// Its length in whole frames.
     pub fn frames(&self) -> usize {
-        self.heard.len()
+        self.audio.frames()
     }
 
     /// Its start in milliseconds of the audio's own clock.
@@ -152,7 +207,7 @@ impl Window {
 
     /// Its end in milliseconds of the audio's own clock.
     pub fn end_ms(&self) -> u64 {
-        (self.start + self.samples.len() as u64) * 1000 / u64::from(SAMPLE_RATE_HZ)
+        (self.start + self.audio.samples.len() as u64) * 1000 / u64::from(SAMPLE_RATE_HZ)
     }
 
     /// Whether the detector heard at least the endpoint policy's minimum run of speech.
@@ -181,11 +236,9 @@ struct Heard {
 /// Cuts a stream of 16 kHz audio into [`Window`]s.
 pub(crate) struct Windower {
     vad: Vad,
-    /// The current window's samples: its whole frames, then a partial one.
-    samples: Vec<i16>,
-    /// The detector's verdict on each whole frame of `samples`.
-    frames: Vec<Heard>,
-    /// Where `samples` starts in the stream.
+    /// The current window's audio so far.
+    buffer: Track,
+    /// Where `buffer` starts in the stream.
     start: u64,
     /// Whether any frame of the current window is speech.
     heard_any: bool,
@@ -204,8 +257,10 @@ impl Windower {
     pub fn new() -> Windower {
         Windower {
             vad: Vad::new(Vad::DEFAULT),
-            samples: Vec::with_capacity(MAX_FRAMES * FRAME_SAMPLES + 8192),
-            frames: Vec::with_capacity(MAX_FRAMES),
+            buffer: Track {
+                samples: Vec::with_capacity(MAX_FRAMES * FRAME_SAMPLES + 8192),
+                heard: Vec::with_capacity(MAX_FRAMES),
+            },
             start: 0,
             heard_any: false,
             quiet_run: 0,
@@ -217,17 +272,17 @@ impl Windower {
     pub fn push(&mut self, mut samples: &[i16], emit: &mut impl FnMut(&Window) -> Taken) -> bool {
         while !samples.is_empty() {
             // Take no more than fills the window, so the buffer never outgrows 30 s.
-            let room = (MAX_FRAMES * FRAME_SAMPLES).saturating_sub(self.samples.len());
+            let room = (MAX_FRAMES * FRAME_SAMPLES).saturating_sub(self.buffer.samples.len());
             let (now, later) = samples.split_at(room.min(samples.len()));
-            self.samples.extend_from_slice(now);
+            self.buffer.samples.extend_from_slice(now);
             samples = later;
-            while (self.frames.len() + 1) * FRAME_SAMPLES <= self.samples.len() {
-                let at = self.frames.len() * FRAME_SAMPLES;
-                let frame: &[i16; FRAME_SAMPLES] = self.samples[at..at + FRAME_SAMPLES]
+            while (self.buffer.frames() + 1) * FRAME_SAMPLES <= self.buffer.samples.len() {
+                let at = self.buffer.frames() * FRAME_SAMPLES;
+                let frame: &[i16; FRAME_SAMPLES] = self.buffer.samples[at..at + FRAME_SAMPLES]
                     .try_into()
                     .expect("a whole frame");
                 let v = self.vad.process(frame);
-                self.frames.push(Heard {
+                self.buffer.heard.push(Heard {
                     speech: v.speech,
                     level: v.level,
                 });
@@ -235,7 +290,7 @@ impl Windower {
                 if self.heard_any && self.quiet_run == LEAD_SILENCE_FRAMES {
                     // The speaker stopped for a while: the words so far make a window of
                     // their own, ending a little into the silence.
-                    let cut = self.frames.len() - LEAD_SILENCE_FRAMES + LEAD_MARGIN_FRAMES;
+                    let cut = self.buffer.frames() - LEAD_SILENCE_FRAMES + LEAD_MARGIN_FRAMES;
                     if !self.hand_out(cut, false, emit) {
                         return false;
                     }
@@ -244,7 +299,7 @@ impl Windower {
                     self.heard_any = true;
                     // A long silence before the first speech goes out on its own (and is
                     // skipped), so the window starts just before the words.
-                    let first = self.frames.len() - 1;
+                    let first = self.buffer.frames() - 1;
                     if first > LEAD_SILENCE_FRAMES
                         && !self.hand_out(first - LEAD_MARGIN_FRAMES, false, emit)
                     {
@@ -253,8 +308,8 @@ impl Windower {
                 }
             }
             // A rest put back in front can make the buffer longer than a window.
-            while self.frames.len() >= MAX_FRAMES {
-                let cut = cut_at(&self.frames[..MAX_FRAMES]);
+            while self.buffer.frames() >= MAX_FRAMES {
+                let cut = cut_at(&self.buffer.heard[..MAX_FRAMES]);
                 if !self.hand_out(cut, true, emit) {
                     return false;
                 }
@@ -266,13 +321,13 @@ impl Windower {
     /// The rest of the stream as the last windows, if any audio is left; `false` if `emit`
     /// said stop.
     pub fn finish(mut self, emit: &mut impl FnMut(&Window) -> Taken) -> bool {
-        if self.samples.is_empty() {
+        if self.buffer.samples.is_empty() {
             return true;
         }
-        let frames = self.frames.len();
+        let frames = self.buffer.frames();
         // A partial frame the detector never saw rides along with the last window.
         let mut w = self.take(frames);
-        w.samples.append(&mut self.samples);
+        w.audio.samples.append(&mut self.buffer.samples);
         hand_out_alone(w, emit)
     }
 
@@ -289,9 +344,7 @@ impl Windower {
         if !full {
             return hand_out_alone(w, emit);
         }
-        w.ahead
-            .extend_from_slice(&self.samples[..self.frames.len() * FRAME_SAMPLES]);
-        w.ahead_heard.extend_from_slice(&self.frames);
+        w.ahead = self.buffer.whole_frames();
         match emit(&w) {
             Taken::All => true,
             Taken::Stop => false,
@@ -308,7 +361,7 @@ impl Windower {
 
     /// Drops the buffer's first `frames` frames (taken as a window's read-ahead).
     fn skip(&mut self, frames: usize) {
-        self.take(frames.min(self.frames.len()));
+        self.take(frames.min(self.buffer.frames()));
     }
 
     /// Puts `w`'s frames from `frame` on back in front of the buffer.
@@ -317,18 +370,15 @@ impl Windower {
             return;
         };
         self.start = rest.start;
-        self.samples.splice(0..0, rest.samples);
-        self.frames.splice(0..0, rest.heard);
-        self.heard_any = self.frames.iter().any(|f| f.speech);
+        self.buffer.prepend(rest.audio);
+        self.heard_any = self.buffer.any_speech();
     }
 
     /// The first `frames` frames as a window; the rest stays for the next one.
     fn take(&mut self, frames: usize) -> Window {
-        let samples: Vec<i16> = self.samples.drain(..frames * FRAME_SAMPLES).collect();
-        let heard: Vec<Heard> = self.frames.drain(..frames).collect();
-        let w = Window::new(self.start, samples, heard);
-        self.start += w.samples.len() as u64;
-        self.heard_any = self.frames.iter().any(|f| f.speech);
+        let w = Window::new(self.start, self.buffer.take_front(frames));
+        self.start += w.audio.samples.len() as u64;
+        self.heard_any = self.buffer.any_speech();
         w
     }
 }
@@ -491,7 +541,7 @@ mod tests {
         audio.push(123); // a partial frame at the end
         let ws = windows(&audio, 1000);
         assert_eq!(ws.len(), 1);
-        assert_eq!(ws[0].samples, audio);
+        assert_eq!(ws[0].samples(), audio);
         assert!(ws[0].speech());
     }
 
@@ -513,7 +563,7 @@ mod tests {
         // (hangover, onset); the cut must fall inside the silence.
         assert!((25_000..=26_000).contains(&cut), "cut at {cut} ms");
         assert_eq!(ws[1].start_ms(), cut);
-        let joined: Vec<i16> = ws.iter().flat_map(|w| w.samples.clone()).collect();
+        let joined: Vec<i16> = ws.iter().flat_map(|w| w.samples().to_vec()).collect();
         assert_eq!(joined, audio);
     }
 
@@ -559,14 +609,14 @@ mod tests {
         audio.extend(voice(5.0));
         audio.extend(silence(65.0));
         let ws = windows(&audio, 16_000);
-        assert!(ws.iter().all(|w| w.samples.len() <= 30 * SECOND));
+        assert!(ws.iter().all(|w| w.samples().len() <= 30 * SECOND));
         let speech: Vec<_> = ws
             .iter()
             .filter(|w| w.speech())
             .map(|w| w.start_ms())
             .collect();
         assert_eq!(speech.len(), 1, "{:?}", bounds_s(&ws));
-        let total: usize = ws.iter().map(|w| w.samples.len()).sum();
+        let total: usize = ws.iter().map(|w| w.samples().len()).sum();
         assert_eq!(total, audio.len());
     }
 
@@ -616,7 +666,7 @@ mod tests {
             "{:?}",
             bounds_s(&ws)
         );
-        let total: usize = ws.iter().map(|w| w.samples.len()).sum();
+        let total: usize = ws.iter().map(|w| w.samples().len()).sum();
         assert_eq!(total, audio.len());
     }
 
@@ -629,10 +679,14 @@ mod tests {
         let ws = windows(&audio, 16_000);
         let second = ws.iter().rfind(|w| w.speech()).unwrap();
         assert!(second.speech_from(0));
-        assert!(!second.speech_from(second.samples.len() - 8000));
+        assert!(!second.speech_from(second.samples().len() - 8000));
         let first = &ws[0];
         assert!(first.speech_from(0));
-        assert!(!first.speech_from(first.samples.len()), "{:?}", first.runs);
+        assert!(
+            !first.speech_from(first.samples().len()),
+            "{:?}",
+            first.runs
+        );
     }
 
     /// The samples each window's taker took, in order, for `takes` answers.
@@ -641,13 +695,13 @@ mod tests {
             .zip(takes)
             .map(|(w, t)| match *t {
                 Taken::Upto(f) if f > 0 && f < w.frames() => {
-                    (w.start, w.samples[..f * FRAME_SAMPLES].to_vec())
+                    (w.start, w.samples()[..f * FRAME_SAMPLES].to_vec())
                 }
                 Taken::Upto(f) if f > w.frames() => {
-                    let ahead = ((f - w.frames()) * FRAME_SAMPLES).min(w.ahead.len());
-                    (w.start, [&w.samples[..], &w.ahead[..ahead]].concat())
+                    let ahead = ((f - w.frames()) * FRAME_SAMPLES).min(w.ahead().len());
+                    (w.start, [w.samples(), &w.ahead()[..ahead]].concat())
                 }
-                _ => (w.start, w.samples.clone()),
+                _ => (w.start, w.samples().to_vec()),
             })
             .collect()
     }
@@ -693,7 +747,7 @@ mod tests {
         assert_eq!(ws[1].start_ms(), 12_000, "{:?}", bounds_s(&ws));
         // The rest and what followed it make a full window again, cut in a breath.
         assert!(ws[1].end_ms() > 32_000, "{:?}", bounds_s(&ws));
-        assert!(ws.iter().all(|w| w.samples.len() <= 30 * SECOND));
+        assert!(ws.iter().all(|w| w.samples().len() <= 30 * SECOND));
         assert_eq!(joined, audio);
     }
 
@@ -711,12 +765,16 @@ mod tests {
         let ws = windows(&audio, 3000);
         let first = &ws[0];
         assert!(first.end_ms() < 22_000, "{:?}", bounds_s(&ws));
-        assert_eq!(first.samples.len() + first.ahead.len(), 30 * SECOND);
-        assert_eq!(first.ahead[..], audio[first.samples.len()..30 * SECOND]);
+        assert_eq!(first.samples().len() + first.ahead().len(), 30 * SECOND);
+        assert_eq!(first.ahead()[..], audio[first.samples().len()..30 * SECOND]);
         let mut paused = voice(8.0);
         paused.extend(silence(12.0));
         paused.extend(voice(5.0));
-        assert!(windows(&paused, 16_000).iter().all(|w| w.ahead.is_empty()));
+        assert!(
+            windows(&paused, 16_000)
+                .iter()
+                .all(|w| w.ahead().is_empty())
+        );
     }
 
     #[test]
@@ -732,11 +790,15 @@ mod tests {
         };
         let mut w = Window::new(
             0,
-            vec![0; 2500 * FRAME_SAMPLES],
-            (0..2500).map(verdict).collect(),
+            Track {
+                samples: vec![0; 2500 * FRAME_SAMPLES],
+                heard: (0..2500).map(verdict).collect(),
+            },
         );
-        w.ahead = vec![0; 500 * FRAME_SAMPLES];
-        w.ahead_heard = (2500..3000).map(verdict).collect();
+        w.ahead = Track {
+            samples: vec![0; 500 * FRAME_SAMPLES],
+            heard: (2500..3000).map(verdict).collect(),
+        };
         assert_eq!(w.settle(2180), 2110, "inside the pause");
         assert_eq!(w.settle(2205), 2110, "just into the next word");
         assert_eq!(w.settle(2300), 2300, "in speech, far from a pause");
@@ -800,12 +862,12 @@ mod tests {
                     .wrapping_mul(6364136223846793005)
                     .wrapping_add(1442695040888963407);
                 let t = if (rng >> 60) < 6 {
-                    let ahead = w.ahead.len() / FRAME_SAMPLES;
+                    let ahead = w.ahead().len() / FRAME_SAMPLES;
                     Taken::Upto((rng >> 20) as usize % (w.frames() + ahead + 1))
                 } else {
                     Taken::All
                 };
-                assert!(w.samples.len() <= 30 * SECOND + FRAME_SAMPLES);
+                assert!(w.samples().len() <= 30 * SECOND + FRAME_SAMPLES);
                 takes.push(t);
                 t
             });
