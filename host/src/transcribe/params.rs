@@ -10,12 +10,17 @@ use whisper_rs::{FullParams, SamplingStrategy};
 use super::Options;
 use super::progress::Reporter;
 
-/// Audio shorter than this (a file's last window, a short clip, a left-out tail) is
-/// encoded over half of whisper's 30 s context: about 10 % less time for base on a
-/// 1-minute file, the same words on the held-out files (docs/benchmarks.md). A context
-/// fitted to the audio itself is faster still but garbles it: base heard "And ship it on
-/// Friday." at the end of one.wav as "The train to the elevator." with 200 positions.
+/// In a recording longer than [`LONG_RECORDING_MS`], a window shorter than this (its last
+/// window, a left-out tail) is encoded over half of whisper's 30 s context: about 10 %
+/// less time for base on a 1-minute file, the same words on the long files
+/// (docs/benchmarks.md). A short recording keeps the whole context: on short answers it
+/// cost words in clean speech ("Sharon folder" for "shared folder", 27 errors against 19
+/// on bench/transcribe/shortset.py's clean answers). A context fitted to the audio itself
+/// is faster still but garbles it: base heard "And ship it on Friday." at the end of
+/// one.wav as "The train to the elevator." with 200 positions.
 const HALF_CONTEXT_BELOW_MS: u64 = 14_000;
+/// A recording longer than one whisper window: 30 s.
+const LONG_RECORDING_MS: u64 = 30_000;
 /// Half of whisper's 1500 encoder positions: 15 s.
 const HALF_CONTEXT: i32 = 750;
 
@@ -43,14 +48,11 @@ pub(super) fn params<'a>(
     params.set_print_special(false);
     params.set_print_timestamps(false);
     params.set_language(Some(language));
+    if let Some(ctx) = encoder_context(options.fit_context, end_ms - start_ms, total_ms) {
+        params.set_audio_ctx(ctx);
+    }
     if options.fit_context {
-        // The encoder sees 50 positions per second (1500 for 30 s); pad by a second.
-        let secs = (end_ms - start_ms).div_ceil(1000) as usize + 1;
-        let ctx = (secs * 50).clamp(150, 1500);
-        params.set_audio_ctx(ctx as i32);
         params.set_single_segment(true);
-    } else if end_ms - start_ms < HALF_CONTEXT_BELOW_MS {
-        params.set_audio_ctx(HALF_CONTEXT);
     }
     let reporter = reporter.clone();
     let len_ms = end_ms - start_ms;
@@ -68,6 +70,18 @@ pub(super) fn params<'a>(
         params.set_abort_callback_safe(abort_when(cancel));
     }
     params
+}
+
+/// How many encoder positions whisper reads for a window of `window_ms` in a recording of
+/// `total_ms` (`None`: all 1500, 30 s). `fit`: the window's own length plus a second, as
+/// the live captures want (50 positions a second, at least 150).
+fn encoder_context(fit: bool, window_ms: u64, total_ms: Option<u64>) -> Option<i32> {
+    if fit {
+        let secs = window_ms.div_ceil(1000) as i32 + 1;
+        return Some((secs * 50).clamp(150, 1500));
+    }
+    (window_ms < HALF_CONTEXT_BELOW_MS && total_ms.is_some_and(|t| t > LONG_RECORDING_MS))
+        .then_some(HALF_CONTEXT)
 }
 
 /// Whether the caller has asked to stop.
@@ -92,4 +106,23 @@ fn abort_when(cancel: Arc<AtomicBool>) -> Box<dyn FnMut() -> bool> {
         }
         stop
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::encoder_context;
+
+    #[test]
+    fn a_short_recording_is_read_over_the_whole_context_and_a_long_ones_tail_over_half() {
+        // A 9 s answer on its own: all 30 s (half cost words on clean short answers).
+        assert_eq!(encoder_context(false, 9_000, Some(9_000)), None);
+        assert_eq!(encoder_context(false, 9_000, None), None);
+        // The last 9 s of a 61 s file: half.
+        assert_eq!(encoder_context(false, 9_000, Some(61_000)), Some(750));
+        // A full window of a long file: all of it.
+        assert_eq!(encoder_context(false, 28_000, Some(61_000)), None);
+        // A live capture of 2.3 s: fit to it plus a second, 4 s.
+        assert_eq!(encoder_context(true, 2_300, None), Some(200));
+        assert_eq!(encoder_context(true, 500, None), Some(150));
+    }
 }
