@@ -34,7 +34,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "bench", "vad"))
 sys.path.insert(0, HERE)
 import speechset as ss  # noqa: E402
-from run import words  # noqa: E402
+from run import wer, words  # noqa: E402
 
 ANSWERS = [
     "Yes, go ahead.",
@@ -115,13 +115,7 @@ def make(out_dir, seed):
 
 def errors(truth, heard):
     """Word edits from the script to the transcript (substitutions, deletions, insertions)."""
-    r, h = words(truth), words(heard)
-    row = list(range(len(h) + 1))
-    for i in range(1, len(r) + 1):
-        diag, row[0] = row[0], i
-        for j in range(1, len(h) + 1):
-            diag, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, diag + (r[i - 1] != h[j - 1]))
-    return row[len(h)]
+    return round(wer(truth, heard) * max(1, len(words(truth))))
 
 
 def looped(text):
