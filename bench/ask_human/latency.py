@@ -18,8 +18,7 @@ Two policies, each in its own server, the same microphone and model:
 - `smart` (`[turn] mode = "smart"`): the end of turn is judged from the partial transcript
   at 300 ms of silence, and a finished answer's transcript is returned as it is;
 - `fixed` (`[turn] mode = "fixed"`): 1.2 s of silence, then the transcription.
-(Before 2026-12-04 the peer was the fixed 15 s window ADR-032 replaced; see
-docs/benchmarks.md for those numbers.)
+(docs/benchmarks.md also has the numbers against a fixed 15 s listening window.)
 
     cargo build --release -p yazses
     python3 bench/ask_human/latency.py --model ~/.cache/yazses-ci/models/ggml-tiny.en.bin
