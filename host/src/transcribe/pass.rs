@@ -298,20 +298,22 @@ impl Run<'_> {
             let text = seg
                 .to_str_lossy()
                 .map_err(|e| TranscribeError::Whisper(e.to_string()))?;
-            let plogs: Vec<f32> = (0..seg.n_tokens())
-                .filter_map(|t| seg.get_token(t))
-                .filter(|t| t.token_id() < eot)
-                .map(|t| t.token_data().plog)
-                .collect();
             // What whisper made of the segment, for judging hallucinations; never its words
-            // (logs keep content out).
-            tracing::debug!(
-                start_ms = start,
-                no_speech = seg.no_speech_probability(),
-                mean_logprob = plogs.iter().sum::<f32>() / plogs.len().max(1) as f32,
-                min_logprob = plogs.iter().copied().fold(0.0f32, f32::min),
-                "segment"
-            );
+            // (logs keep content out). Read only when the debug log is on.
+            if tracing::enabled!(tracing::Level::DEBUG) {
+                let plogs: Vec<f32> = (0..seg.n_tokens())
+                    .filter_map(|t| seg.get_token(t))
+                    .filter(|t| t.token_id() < eot)
+                    .map(|t| t.token_data().plog)
+                    .collect();
+                tracing::debug!(
+                    start_ms = start,
+                    no_speech = seg.no_speech_probability(),
+                    mean_logprob = plogs.iter().sum::<f32>() / plogs.len().max(1) as f32,
+                    min_logprob = plogs.iter().copied().fold(0.0f32, f32::min),
+                    "segment"
+                );
+            }
             pieces.push(Piece {
                 start_ms: start,
                 end_ms: at(seg.end_timestamp()).max(start),
