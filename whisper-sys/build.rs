@@ -154,8 +154,32 @@ fn unpack_stamp() -> String {
     format!("{} without {}", ARCHIVE.sha256, NOT_NEEDED.join(","))
 }
 
+/// When cross-compiling with GCC (mingw-w64 for Windows), libclang knows the target's
+/// headers but not GCC's own (`stdbool.h`, `stddef.h`): the target compiler says where
+/// they are.
+fn cross_compiler_headers() -> Option<PathBuf> {
+    let (target, host) = (env::var("TARGET").ok()?, env::var("HOST").ok()?);
+    if target == host || target.contains("msvc") || target.contains("apple") {
+        return None;
+    }
+    let compiler = cc::Build::new()
+        .cargo_metadata(false)
+        .try_get_compiler()
+        .ok()?;
+    let out = std::process::Command::new(compiler.path())
+        .arg("-print-file-name=include")
+        .output()
+        .ok()?;
+    let dir = PathBuf::from(String::from_utf8(out.stdout).ok()?.trim());
+    dir.is_dir().then_some(dir)
+}
+
 fn bindings(tree: &Path, out: &Path) -> Result<(), String> {
-    bindgen::Builder::default()
+    let mut builder = bindgen::Builder::default();
+    if let Some(dir) = cross_compiler_headers() {
+        builder = builder.clang_arg(format!("-isystem{}", dir.display()));
+    }
+    builder
         .header("wrapper.h")
         .clang_arg(format!("-I{}", tree.join("include").display()))
         .clang_arg(format!("-I{}", tree.join("ggml/include").display()))

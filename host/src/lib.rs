@@ -44,7 +44,7 @@ pub mod hear;
 pub mod logging;
 pub mod mcp;
 pub mod model;
-mod platform;
+pub mod platform;
 pub mod plot;
 pub mod session;
 pub mod source;

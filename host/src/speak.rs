@@ -109,7 +109,14 @@ impl Drop for Speaking {
     }
 }
 
-/// The program and arguments that will say `text`.
+/// The environment variable that carries the text to every speech command too: a command
+/// that names it (PowerShell's, on Windows) reads the text from there, where no quoting
+/// in a script can go wrong, and is not given it as an argument.
+pub const TEXT_VARIABLE: &str = "YAZSES_SPEAK_TEXT";
+
+/// The program and arguments that will say `text`: `{text}` in the template replaced by
+/// it, else the text appended as the last argument, unless the template reads it from
+/// [`TEXT_VARIABLE`].
 pub fn command_line(configured: &[String], text: &str) -> Result<Vec<String>, SpeakError> {
     let template: Vec<String> = if configured.is_empty() {
         default_command().ok_or(SpeakError::NoCommand)?
@@ -117,7 +124,10 @@ pub fn command_line(configured: &[String], text: &str) -> Result<Vec<String>, Sp
         configured.to_vec()
     };
     let mut args: Vec<String> = template.iter().map(|a| a.replace("{text}", text)).collect();
-    if !template.iter().any(|a| a.contains("{text}")) {
+    if !template
+        .iter()
+        .any(|a| a.contains("{text}") || a.contains(TEXT_VARIABLE))
+    {
         args.push(text.to_owned());
     }
     Ok(args)
@@ -185,6 +195,7 @@ pub fn say(
     let mut speaking = Speaking::start(
         Command::new(&args[0])
             .args(&args[1..])
+            .env(TEXT_VARIABLE, text)
             .stdin(Stdio::null())
             .stderr(Stdio::piped()),
     )
@@ -305,6 +316,27 @@ mod tests {
     }
 
     #[test]
+    fn the_text_reaches_the_command_in_its_variable_too() {
+        let checks = |wanted: &str| {
+            vec![
+                "sh".to_owned(),
+                "-c".to_owned(),
+                format!("[ \"$YAZSES_SPEAK_TEXT\" = '{wanted}' ]"),
+            ]
+        };
+        let said = |cmd: &[String]| {
+            say(
+                cmd,
+                "Ready?",
+                Duration::from_secs(5),
+                &AtomicBool::new(false),
+            )
+        };
+        said(&checks("Ready?")).unwrap();
+        assert!(said(&checks("Other")).is_err());
+    }
+
+    #[test]
     fn the_text_replaces_its_placeholder_or_comes_last_and_is_one_argument() {
         let cmd = vec!["speak".to_owned(), "--voice".to_owned(), "en".to_owned()];
         assert_eq!(
@@ -313,6 +345,12 @@ mod tests {
         );
         let cmd = vec!["x".to_owned(), "--text={text}".to_owned(), "-q".to_owned()];
         assert_eq!(command_line(&cmd, "hi").unwrap(), ["x", "--text=hi", "-q"]);
+        let reads_env = [
+            "sh".to_owned(),
+            "-c".into(),
+            "say \"$YAZSES_SPEAK_TEXT\"".into(),
+        ];
+        assert_eq!(command_line(&reads_env, "hi").unwrap(), reads_env);
     }
 
     #[test]

@@ -10,10 +10,10 @@ use super::print;
 use crate::config::{self, OutputKind, Trigger};
 use crate::coord::Coordinator;
 use crate::dictate::control::{self, Command};
-use crate::dictate::hotkey;
-use crate::dictate::output::{self, Deliver};
+use crate::dictate::deliver::{Deliver, Stdout};
 use crate::dictate::{Dictation, single_instance};
 use crate::model;
+use crate::platform::desktop;
 use crate::transcribe::{Engine, Options};
 
 /// `yazses dictate`.
@@ -58,9 +58,9 @@ pub enum DictateAction {
 }
 
 /// Binds the configured hotkey on the session's desktop, or says why not.
-fn bind_hotkey(name: &str) -> anyhow::Result<hotkey::Listener> {
+fn bind_hotkey(name: &str) -> anyhow::Result<desktop::Listener> {
     let listener =
-        hotkey::Listener::bind(name).map_err(|e| anyhow::anyhow!("dictate.hotkey: {e}"))?;
+        desktop::Listener::bind(name).map_err(|e| anyhow::anyhow!("dictate.hotkey: {e}"))?;
     eprintln!("yazses: hotkey {}", listener.describe(name));
     Ok(listener)
 }
@@ -86,9 +86,9 @@ pub(super) fn run(args: DictateArgs, config: &config::Config) -> anyhow::Result<
         }
     }
     let deliver: Box<dyn Deliver> = match d.output {
-        OutputKind::Stdout => Box::new(output::Stdout),
-        OutputKind::Type => output::typer()?,
-        OutputKind::Paste => output::paster()?,
+        OutputKind::Stdout => Box::new(Stdout),
+        OutputKind::Type => desktop::typer()?,
+        OutputKind::Paste => desktop::paster()?,
     };
     let dir = coord.dir().clone();
     let _instance = single_instance(&dir)?;

@@ -249,7 +249,8 @@ pub struct Speak {
     /// and each answer says so.
     pub enabled: bool,
     /// The command and its arguments; `{text}` is replaced by what to say (or the text is
-    /// the last argument when no argument holds `{text}`). Empty: the first of espeak-ng,
+    /// the last argument when no argument holds `{text}` or `YAZSES_SPEAK_TEXT`, the
+    /// environment variable the command also finds it in). Empty: the first of espeak-ng,
     /// spd-say, say (macOS) or PowerShell's SAPI that is installed.
     pub command: Vec<String>,
     /// The longest the command may take, in seconds; 0: from the text's length (10 s

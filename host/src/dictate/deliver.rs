@@ -41,9 +41,3 @@ impl Deliver for Stdout {
             .map_err(|e| DeliverError::Failed(format!("writing to stdout: {e}")))
     }
 }
-
-/// Whether `program` is on the `PATH`.
-pub(crate) fn installed(program: &str) -> bool {
-    std::env::var_os("PATH")
-        .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(program).is_file()))
-}

@@ -3,31 +3,20 @@
 //! refused meanwhile, in every process), transcribes, and delivers the text: typed into
 //! the focused window, or printed.
 //!
-//! - [`control`]: the Unix socket that `yazses dictate toggle|start|stop` talks to.
-//! - [`hotkey`]: the key that toggles a dictation, and its X11 grab.
-//! - [`portal`]: the same key on Wayland, bound through the GlobalShortcuts portal.
-//! - [`keymap`]: the X11 keyboard map the typers and the hotkey read.
-//! - [`desktop`]: whether the session runs X11 or Wayland, for the hotkey and the outputs.
+//! - [`control`]: the channel that `yazses dictate toggle|start|stop` talks to (a Unix
+//!   socket, or a named pipe on Windows: [`crate::platform`]).
 //! - [`deliver`]: what every output is ([`deliver::Deliver`]), and stdout.
-//! - [`focus`]: the X11 window a dictation is meant for, and whether it is still there.
-//! - [`paste`]: the X11 clipboard paste, which gives the clipboard back afterwards.
-//! - [`wayland_paste`]: the same on Wayland, through `wl-clipboard` and `wtype`.
-//! - [`output`]: the typers (X11 XTEST, Wayland `wtype`/`ydotool`), and the choice of
-//!   typer or paster for the session.
+//! - [`chord`]: how `[dictate] hotkey` is spelled, on every desktop.
+//!
+//! The desktop side (the typers, the clipboard paste, the hotkey) differs per system and
+//! lives in [`crate::platform::desktop`].
 //!
 //! One dictation process per user: `dictate.lock` in the runtime dir is held for the
 //! process's life (the kernel drops it on exit), with its pid in `dictate.pid`.
 
+pub mod chord;
 pub mod control;
 pub mod deliver;
-pub mod desktop;
-pub mod focus;
-pub mod hotkey;
-pub mod keymap;
-pub mod output;
-pub mod paste;
-pub mod portal;
-pub mod wayland_paste;
 
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -43,8 +32,8 @@ use crate::source::{FrameSource, SourceError};
 use crate::transcribe::{Options, Transcriber};
 use crate::turn::signals::Loader;
 use control::Command;
+use deliver::Deliver;
 use deliver::DeliverError;
-use output::Deliver;
 
 /// How one dictation went.
 #[derive(Clone, Debug, PartialEq, Eq)]

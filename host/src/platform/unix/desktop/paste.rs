@@ -21,8 +21,8 @@ use x11rb::protocol::xtest::ConnectionExt as _;
 use x11rb::rust_connection::RustConnection;
 use x11rb::wrapper::ConnectionExt as _;
 
-use super::deliver::{Deliver, DeliverError};
 use super::keymap::Keymap;
+use crate::dictate::deliver::{Deliver, DeliverError};
 
 /// The atoms the clipboard needs.
 #[derive(Clone, Copy, Debug)]

@@ -13,7 +13,8 @@ use std::io::Write;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use super::deliver::{Deliver, DeliverError, installed};
+use super::installed;
+use crate::dictate::deliver::{Deliver, DeliverError};
 
 /// How long the focused program has to take the text after the keystroke.
 const TAKE_WITHIN: Duration = Duration::from_secs(2);

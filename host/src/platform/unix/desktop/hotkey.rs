@@ -11,8 +11,9 @@ use x11rb::connection::Connection;
 use x11rb::protocol::Event;
 use x11rb::protocol::xproto::{ConnectionExt as _, GrabMode, Keycode, ModMask};
 
-use super::desktop::Desktop;
 use super::keymap::Keymap;
+use super::session::Desktop;
+use crate::dictate::chord::Chord;
 
 /// A parsed hotkey: modifiers and a keysym.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -24,34 +25,23 @@ pub struct Hotkey {
 }
 
 impl Hotkey {
-    /// Parses "ctrl+alt+space" style: modifiers (ctrl, alt, shift, super) and one key (a
-    /// letter or digit, space, enter, tab, escape, f1-f12), case-insensitive.
+    /// Parses the [`Chord`] spelling, such as "ctrl+alt+space".
     pub fn parse(text: &str) -> Result<Hotkey, String> {
-        let mut modifiers = ModMask::from(0u16);
-        let mut keysym = None;
-        for part in text.split('+').map(|p| p.trim().to_ascii_lowercase()) {
-            let m = match part.as_str() {
-                "ctrl" | "control" => Some(ModMask::CONTROL),
-                "alt" => Some(ModMask::M1),
-                "shift" => Some(ModMask::SHIFT),
-                "super" | "win" | "meta" => Some(ModMask::M4),
-                _ => None,
-            };
-            if let Some(m) = m {
-                modifiers |= m;
-                continue;
-            }
-            if keysym.is_some() {
-                return Err(format!(
-                    "{text:?} names two keys; write one key after the modifiers, such as ctrl+alt+space"
-                ));
-            }
-            keysym = Some(key_name(&part).ok_or_else(|| {
-                format!("{part:?} in {text:?} is not a key yazses knows: use a letter, a digit, space, enter, tab, escape or f1-f12")
-            })?);
-        }
-        let keysym = keysym.ok_or_else(|| format!("{text:?} names no key, only modifiers"))?;
-        Ok(Hotkey { modifiers, keysym })
+        let chord = Chord::parse(text)?;
+        let m = chord.modifiers;
+        let modifiers = [
+            (m.ctrl, ModMask::CONTROL),
+            (m.alt, ModMask::M1),
+            (m.shift, ModMask::SHIFT),
+            (m.logo, ModMask::M4),
+        ]
+        .into_iter()
+        .filter(|(held, _)| *held)
+        .fold(ModMask::from(0u16), |all, (_, m)| all | m);
+        Ok(Hotkey {
+            modifiers,
+            keysym: chord.keysym,
+        })
     }
 }
 
@@ -128,26 +118,6 @@ impl Listener {
             ),
         }
     }
-}
-
-fn key_name(name: &str) -> Option<u32> {
-    let mut chars = name.chars();
-    if let (Some(c), None) = (chars.next(), chars.next())
-        && c.is_ascii_alphanumeric()
-    {
-        return Some(c as u32);
-    }
-    Some(match name {
-        "space" => 0x20,
-        "enter" | "return" => 0xff0d,
-        "tab" => 0xff09,
-        "escape" | "esc" => 0xff1b,
-        f if f.starts_with('f') => {
-            let n: u32 = f[1..].parse().ok().filter(|n| (1..=12).contains(n))?;
-            0xffbe + n - 1
-        }
-        _ => return None,
-    })
 }
 
 /// A grabbed hotkey on an X display.

@@ -1,5 +1,8 @@
 //! The Unix side of [`crate::platform`].
 
+#[cfg(not(target_os = "macos"))]
+pub mod desktop;
+
 use std::fs::{File, Metadata};
 use std::io;
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};

@@ -20,11 +20,11 @@ use x11rb::protocol::xproto::{
 };
 use x11rb::protocol::xtest::ConnectionExt as _;
 
-use super::deliver::installed;
-pub use super::deliver::{Deliver, DeliverError, Stdout};
-use super::desktop::Desktop;
 use super::focus::Aim;
+use super::installed;
 use super::keymap::Keymap;
+use super::session::Desktop;
+pub use crate::dictate::deliver::{Deliver, DeliverError, Stdout};
 
 /// The typer for this session: X11 when `DISPLAY` is set and no Wayland compositor is,
 /// else `wtype` or `ydotool` on Wayland. Fails at once, naming what to install.

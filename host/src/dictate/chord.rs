@@ -1,0 +1,124 @@
+//! The spelling of `[dictate] hotkey`, the same on every desktop: modifiers and one key,
+//! such as `ctrl+alt+space`. Each desktop in [`crate::platform::desktop`] turns a
+//! [`Chord`] into its own key codes.
+
+/// The modifiers a chord holds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Modifiers {
+    /// Control.
+    pub ctrl: bool,
+    /// Alt.
+    pub alt: bool,
+    /// Shift.
+    pub shift: bool,
+    /// The logo key: Super on Linux, Windows on Windows.
+    pub logo: bool,
+}
+
+/// A parsed hotkey: modifiers and one key, the key as an X keysym (a lowercase letter or
+/// a digit as itself, space 0x20, the named keys and F1-F12 as X numbers them), a
+/// numbering every desktop can translate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Chord {
+    /// The modifiers that must be held.
+    pub modifiers: Modifiers,
+    /// The key.
+    pub keysym: u32,
+}
+
+/// X's keysyms for the named keys.
+pub mod keysym {
+    /// Space.
+    pub const SPACE: u32 = 0x20;
+    /// Enter.
+    pub const RETURN: u32 = 0xff0d;
+    /// Tab.
+    pub const TAB: u32 = 0xff09;
+    /// Escape.
+    pub const ESCAPE: u32 = 0xff1b;
+    /// F1; F2-F12 follow it.
+    pub const F1: u32 = 0xffbe;
+}
+
+impl Chord {
+    /// Parses "ctrl+alt+space" style: modifiers (ctrl, alt, shift, super) and one key (a
+    /// letter or digit, space, enter, tab, escape, f1-f12), case-insensitive.
+    pub fn parse(text: &str) -> Result<Chord, String> {
+        let mut modifiers = Modifiers::default();
+        let mut key = None;
+        for part in text.split('+').map(|p| p.trim().to_ascii_lowercase()) {
+            let held = match part.as_str() {
+                "ctrl" | "control" => &mut modifiers.ctrl,
+                "alt" => &mut modifiers.alt,
+                "shift" => &mut modifiers.shift,
+                "super" | "win" | "meta" => &mut modifiers.logo,
+                _ => {
+                    if key.is_some() {
+                        return Err(format!(
+                            "{text:?} names two keys; write one key after the modifiers, such as ctrl+alt+space"
+                        ));
+                    }
+                    key = Some(key_name(&part).ok_or_else(|| {
+                        format!("{part:?} in {text:?} is not a key yazses knows: use a letter, a digit, space, enter, tab, escape or f1-f12")
+                    })?);
+                    continue;
+                }
+            };
+            *held = true;
+        }
+        let keysym = key.ok_or_else(|| format!("{text:?} names no key, only modifiers"))?;
+        Ok(Chord { modifiers, keysym })
+    }
+
+    /// The function key's number (1-12), when the key is one.
+    pub fn function_key(&self) -> Option<u32> {
+        (keysym::F1..keysym::F1 + 12)
+            .contains(&self.keysym)
+            .then(|| self.keysym - keysym::F1 + 1)
+    }
+}
+
+fn key_name(name: &str) -> Option<u32> {
+    let mut chars = name.chars();
+    if let (Some(c), None) = (chars.next(), chars.next())
+        && c.is_ascii_alphanumeric()
+    {
+        return Some(c as u32);
+    }
+    Some(match name {
+        "space" => keysym::SPACE,
+        "enter" | "return" => keysym::RETURN,
+        "tab" => keysym::TAB,
+        "escape" | "esc" => keysym::ESCAPE,
+        f if f.starts_with('f') => {
+            let n: u32 = f[1..].parse().ok().filter(|n| (1..=12).contains(n))?;
+            keysym::F1 + n - 1
+        }
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chords_parse_with_their_modifiers() {
+        let c = Chord::parse("ctrl+alt+space").unwrap();
+        let ctrl_alt = Modifiers {
+            ctrl: true,
+            alt: true,
+            ..Modifiers::default()
+        };
+        assert_eq!(c.modifiers, ctrl_alt);
+        assert_eq!(c.keysym, keysym::SPACE);
+        let f9 = Chord::parse("Super+F9").unwrap();
+        assert_eq!((f9.keysym, f9.function_key()), (0xffc6, Some(9)));
+        assert!(f9.modifiers.logo);
+        assert_eq!(Chord::parse("shift + d").unwrap().keysym, u32::from(b'd'));
+        assert_eq!(Chord::parse("esc").unwrap().function_key(), None);
+        for bad in ["ctrl+alt", "ctrl+kitten", "a+b", "f13", "f0", ""] {
+            assert!(Chord::parse(bad).is_err(), "{bad}");
+        }
+    }
+}

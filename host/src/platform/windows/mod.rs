@@ -1,0 +1,406 @@
+//! The Windows side of [`crate::platform`]: the same functions as the Unix side, on
+//! Win32. Cross-built with mingw-w64 and run under Wine in CI (`./ci.sh windows`); what
+//! Wine cannot show is listed in docs/platforms.md.
+
+// Win32 is C: handles, out-pointers and structures filled by the callee.
+#![allow(unsafe_code)]
+
+pub mod desktop;
+
+use std::fs::{File, Metadata};
+use std::io::{self, Read, Write};
+use std::os::windows::io::{AsHandle, AsRawHandle, FromRawHandle, OwnedHandle};
+use std::os::windows::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use windows_sys::Win32::Foundation::{
+    ERROR_ACCESS_DENIED, ERROR_PIPE_BUSY, ERROR_PIPE_CONNECTED, GetLastError, HANDLE,
+    INVALID_HANDLE_VALUE, STILL_ACTIVE,
+};
+use windows_sys::Win32::Security::{
+    EqualSid, GetTokenInformation, TOKEN_QUERY, TOKEN_USER, TokenUser,
+};
+use windows_sys::Win32::Storage::FileSystem::{
+    FILE_FLAG_FIRST_PIPE_INSTANCE, FlushFileBuffers, PIPE_ACCESS_DUPLEX,
+};
+use windows_sys::Win32::System::Console::{STD_OUTPUT_HANDLE, SetStdHandle};
+use windows_sys::Win32::System::Pipes::{
+    ConnectNamedPipe, CreateNamedPipeW, DisconnectNamedPipe, GetNamedPipeClientProcessId,
+    PIPE_READMODE_BYTE, PIPE_REJECT_REMOTE_CLIENTS, PIPE_TYPE_BYTE, PIPE_UNLIMITED_INSTANCES,
+    PIPE_WAIT, WaitNamedPipeW,
+};
+use windows_sys::Win32::System::Threading::{
+    CREATE_NEW_PROCESS_GROUP, GetCurrentProcess, GetExitCodeProcess, OpenProcess, OpenProcessToken,
+    PROCESS_QUERY_LIMITED_INFORMATION,
+};
+
+/// A handle from a Win32 call, owned so that it is closed; `None` for a null or invalid one.
+fn owned(handle: HANDLE) -> Option<OwnedHandle> {
+    (!handle.is_null() && handle != INVALID_HANDLE_VALUE)
+        // SAFETY: the caller passes a handle a Win32 call just returned to us alone.
+        .then(|| unsafe { OwnedHandle::from_raw_handle(handle) })
+}
+
+/// Whether a process with `pid` exists (one of another user's counts).
+pub(crate) fn process_alive(pid: u32) -> bool {
+    // SAFETY: plain calls on a pid; the handle is closed by `owned`.
+    let handle = unsafe { OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, 0, pid) };
+    let Some(process) = owned(handle) else {
+        // Denied means it exists but is someone else's (or the system's).
+        return unsafe { GetLastError() } == ERROR_ACCESS_DENIED;
+    };
+    let mut code = 0u32;
+    // SAFETY: a live process handle and a place for the code.
+    let ok = unsafe { GetExitCodeProcess(process.as_raw_handle(), &mut code) } != 0;
+    ok && code == STILL_ACTIVE as u32
+}
+
+/// Starts `command`'s child in a process group of its own (Ctrl+C at the console does
+/// not reach it; [`kill_process_group`] stops it with what it started).
+pub(crate) fn own_process_group(command: &mut Command) {
+    command.creation_flags(CREATE_NEW_PROCESS_GROUP);
+}
+
+/// Kills process `pid` with every process it started (Windows has no process groups to
+/// signal; `taskkill /T` walks the tree).
+pub(crate) fn kill_process_group(pid: u32) {
+    let _ = Command::new("taskkill")
+        .args(["/PID", &pid.to_string(), "/T", "/F"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status();
+}
+
+/// Runs `command` in place of this process: Windows cannot replace a process's image, so
+/// the child runs with our console and handles and we exit with its code. Returns only
+/// when it could not start.
+pub(crate) fn replace_process(command: &mut Command) -> io::Error {
+    match command.status() {
+        Ok(status) => std::process::exit(status.code().unwrap_or(1)),
+        Err(e) => e,
+    }
+}
+
+/// The runtime directory when the environment names none: `%LOCALAPPDATA%\yazses\run`,
+/// private to the user by the profile's own permissions; else `<temp>\yazses`.
+pub(crate) fn default_runtime_dir() -> PathBuf {
+    match std::env::var_os("LOCALAPPDATA").filter(|v| !v.is_empty()) {
+        Some(local) => PathBuf::from(local).join("yazses").join("run"),
+        None => std::env::temp_dir().join("yazses"),
+    }
+}
+
+/// Creates `path` and its parents. Under the user's profile it inherits the profile's
+/// permissions, which close it to other users.
+pub(crate) fn create_private_dir(path: &Path) -> io::Result<()> {
+    std::fs::create_dir_all(path)
+}
+
+/// Why `meta`, the runtime directory at `path`, may not be shared through: a link that
+/// may lead into another user's place. `None` when it is fit. (Its access list is not
+/// read: the default place is under the user's own profile.)
+pub(crate) fn unfit_private_dir(meta: &Metadata, path: &Path) -> Option<String> {
+    meta.file_type().is_symlink().then(|| {
+        format!(
+            "it is a link ({}), not a directory of its own",
+            path.display()
+        )
+    })
+}
+
+/// Why `meta`'s file is not this user's own, or `None` when it is. Windows keeps
+/// ownership in access lists, which are not read here: always `None`.
+pub(crate) fn not_mine(_meta: &Metadata) -> Option<String> {
+    None
+}
+
+/// Opens `path` for reading. Windows has no FIFOs in the file system, so a plain open
+/// cannot hang.
+pub(crate) fn open_nonblocking(path: &Path) -> io::Result<File> {
+    File::open(path)
+}
+
+/// The stream `mcp-server` writes its messages to.
+pub(crate) type GuardedStdout = Box<dyn tokio::io::AsyncWrite + Send + Unpin>;
+
+/// Takes stdout for the protocol alone: the real stdout handle is duplicated for the
+/// returned writer and the process's standard output is pointed at stderr, so a stray
+/// print from Rust and a child that inherits it write to stderr. (The C runtime's own
+/// descriptor 1 was set at start-up and is not moved; whisper.cpp's log goes through a
+/// callback, not printf.)
+pub(crate) fn guard_stdout() -> io::Result<GuardedStdout> {
+    let out = std::io::stdout().as_handle().try_clone_to_owned()?;
+    let err = std::io::stderr().as_raw_handle();
+    // SAFETY: stderr's handle stays open for the life of the process.
+    if unsafe { SetStdHandle(STD_OUTPUT_HANDLE, err as HANDLE) } == 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(Box::new(tokio::fs::File::from_std(File::from(out))))
+}
+
+/// Resolves when the process is asked to stop: Ctrl+C, Ctrl+Break, or its console
+/// closing; never, when none can be watched.
+pub(crate) async fn stop_requested() {
+    use tokio::signal::windows::{ctrl_break, ctrl_c, ctrl_close};
+    if let (Ok(mut c), Ok(mut b), Ok(mut close)) = (ctrl_c(), ctrl_break(), ctrl_close()) {
+        tokio::select! {
+            _ = c.recv() => {}
+            _ = b.recv() => {}
+            _ = close.recv() => {}
+        }
+        return;
+    }
+    std::future::pending::<()>().await
+}
+
+/// The speech commands tried, in order, when `[speak] command` is empty: Windows' own
+/// voices through PowerShell's System.Speech. The text comes from the environment
+/// ([`crate::speak::TEXT_VARIABLE`]), never through the script.
+pub(crate) const SPEECH_COMMANDS: &[&[&str]] = &[&[
+    "powershell",
+    "-NoProfile",
+    "-NonInteractive",
+    "-Command",
+    "Add-Type -AssemblyName System.Speech; \
+     (New-Object System.Speech.Synthesis.SpeechSynthesizer).Speak($env:YAZSES_SPEAK_TEXT)",
+]];
+
+/// Sets the name the replacing program sees as its own: Windows programs get their
+/// command line whole, so the name stays the program's.
+pub(crate) fn set_argv0(_command: &mut Command, _argv0: std::ffi::OsString) {}
+
+/// The control channel's marker in the runtime directory. The channel itself is a named
+/// pipe whose name is made from this file's path, so two runtime directories never share
+/// one; the file says that a dictation process was bound here.
+pub(crate) const CONTROL_NAME: &str = "dictate.pipe";
+
+/// The pipe behind the marker at `path`.
+fn pipe_name(path: &Path) -> Vec<u16> {
+    use sha2::Digest;
+    let digest = sha2::Sha256::digest(path.to_string_lossy().to_lowercase().as_bytes());
+    let tag: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+    format!(r"\\.\pipe\yazses-dictate-{tag}")
+        .encode_utf16()
+        .chain([0])
+        .collect()
+}
+
+/// One connection on the dictation control channel.
+#[derive(Debug)]
+pub struct ControlStream {
+    pipe: File,
+    /// The server's end: flushed and disconnected when dropped, so the client reads the
+    /// whole answer.
+    server: bool,
+}
+
+impl ControlStream {
+    /// A synchronous pipe read has no timeout; a peer that goes away ends it with an error.
+    pub fn set_read_timeout(&self, _limit: Option<Duration>) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Read for &ControlStream {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        (&self.pipe).read(buf)
+    }
+}
+
+impl Write for &ControlStream {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        (&self.pipe).write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        (&self.pipe).flush()
+    }
+}
+
+impl Write for ControlStream {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        (&*self).write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        (&*self).flush()
+    }
+}
+
+impl Drop for ControlStream {
+    fn drop(&mut self) {
+        if self.server {
+            let handle = self.pipe.as_raw_handle() as HANDLE;
+            // SAFETY: our own open pipe handle.
+            unsafe {
+                FlushFileBuffers(handle);
+                DisconnectNamedPipe(handle);
+            }
+        }
+    }
+}
+
+/// The dictation control channel, listening: one pipe instance waits for a client at a
+/// time, the next made as soon as one connects.
+#[derive(Debug)]
+pub struct ControlListener {
+    name: Vec<u16>,
+    waiting: std::sync::Mutex<Option<OwnedHandle>>,
+}
+
+/// A new instance of the pipe `name`; the first refuses to open a pipe someone else made.
+fn pipe_instance(name: &[u16], first: bool) -> io::Result<OwnedHandle> {
+    let mode = PIPE_ACCESS_DUPLEX
+        | if first {
+            FILE_FLAG_FIRST_PIPE_INSTANCE
+        } else {
+            0
+        };
+    // SAFETY: `name` is NUL-terminated UTF-16; no security attributes (the default DACL
+    // lets other users read only, and [`control_peer_is_me`] refuses them anyway).
+    let handle = unsafe {
+        CreateNamedPipeW(
+            name.as_ptr(),
+            mode,
+            PIPE_TYPE_BYTE | PIPE_READMODE_BYTE | PIPE_WAIT | PIPE_REJECT_REMOTE_CLIENTS,
+            PIPE_UNLIMITED_INSTANCES,
+            4096,
+            4096,
+            0,
+            std::ptr::null(),
+        )
+    };
+    owned(handle).ok_or_else(io::Error::last_os_error)
+}
+
+impl ControlListener {
+    /// The connections, one at a time, as they come.
+    pub fn incoming(&self) -> impl Iterator<Item = io::Result<ControlStream>> + '_ {
+        std::iter::repeat_with(move || self.accept())
+    }
+
+    fn accept(&self) -> io::Result<ControlStream> {
+        let mut waiting = self.waiting.lock().unwrap_or_else(|e| e.into_inner());
+        let pipe = match waiting.take() {
+            Some(pipe) => pipe,
+            None => pipe_instance(&self.name, false)?,
+        };
+        // SAFETY: our pipe handle; a synchronous wait for a client.
+        let connected =
+            unsafe { ConnectNamedPipe(pipe.as_raw_handle() as HANDLE, std::ptr::null_mut()) } != 0
+                || unsafe { GetLastError() } == ERROR_PIPE_CONNECTED;
+        *waiting = pipe_instance(&self.name, false).ok();
+        if !connected {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(ControlStream {
+            pipe: File::from(pipe),
+            server: true,
+        })
+    }
+}
+
+/// Connects to the control channel whose marker is `path`; `NotFound` when no dictation
+/// process listens.
+pub(crate) fn control_connect(path: &Path) -> io::Result<ControlStream> {
+    let name = pipe_name(path);
+    let text = String::from_utf16_lossy(&name[..name.len() - 1]);
+    for _ in 0..10 {
+        match std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(&text)
+        {
+            Ok(pipe) => {
+                return Ok(ControlStream {
+                    pipe,
+                    server: false,
+                });
+            }
+            Err(e) if e.raw_os_error() == Some(ERROR_PIPE_BUSY as i32) => {
+                // SAFETY: a NUL-terminated name; waits at most 500 ms for a free instance.
+                unsafe { WaitNamedPipeW(name.as_ptr(), 500) };
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Err(io::Error::new(
+        io::ErrorKind::TimedOut,
+        "the dictation process is busy",
+    ))
+}
+
+/// Listens on the control channel whose marker is `path`: writes the marker, then makes
+/// the pipe's first instance (refused if another process already made that pipe).
+pub(crate) fn control_bind(path: &Path) -> io::Result<ControlListener> {
+    let name = pipe_name(path);
+    let first = pipe_instance(&name, true)?;
+    File::create(path)?;
+    Ok(ControlListener {
+        name,
+        waiting: std::sync::Mutex::new(Some(first)),
+    })
+}
+
+/// The user a process runs as: a buffer that starts with its `TOKEN_USER` (u64s, for the
+/// structure's alignment); `None` when it cannot be read.
+fn user_of(process: HANDLE) -> Option<Vec<u64>> {
+    let mut token: HANDLE = std::ptr::null_mut();
+    // SAFETY: a process handle and a place for the token handle.
+    if unsafe { OpenProcessToken(process, TOKEN_QUERY, &mut token) } == 0 {
+        return None;
+    }
+    let token = owned(token)?;
+    let mut buffer = vec![0u64; 64];
+    let mut needed = 0u32;
+    // SAFETY: a buffer of the length given; the SID it points into stays in the buffer.
+    let ok = unsafe {
+        GetTokenInformation(
+            token.as_raw_handle() as HANDLE,
+            TokenUser,
+            buffer.as_mut_ptr().cast(),
+            (buffer.len() * 8) as u32,
+            &mut needed,
+        )
+    } != 0;
+    ok.then_some(buffer)
+}
+
+/// `Ok` when the client of the pipe `stream` is this user; else why not, in words.
+pub(crate) fn control_peer_is_me(stream: &ControlStream) -> Result<(), String> {
+    let mut pid = 0u32;
+    // SAFETY: our pipe handle and a place for the pid.
+    if unsafe { GetNamedPipeClientProcessId(stream.pipe.as_raw_handle() as HANDLE, &mut pid) } == 0
+    {
+        return Err(format!(
+            "the peer could not be identified ({})",
+            io::Error::last_os_error()
+        ));
+    }
+    // SAFETY: a plain open by pid; closed by `owned`.
+    let peer = owned(unsafe { OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, 0, pid) })
+        .ok_or_else(|| format!("the peer (process {pid}) could not be opened"))?;
+    let (Some(theirs), Some(mine)) = (
+        user_of(peer.as_raw_handle() as HANDLE),
+        // SAFETY: the pseudo-handle of this process needs no closing.
+        user_of(unsafe { GetCurrentProcess() }),
+    ) else {
+        return Err(format!("the user of process {pid} could not be read"));
+    };
+    // SAFETY: each buffer starts with a TOKEN_USER whose SID lies inside that buffer.
+    let same = unsafe {
+        let theirs = &*(theirs.as_ptr() as *const TOKEN_USER);
+        let mine = &*(mine.as_ptr() as *const TOKEN_USER);
+        EqualSid(theirs.User.Sid, mine.User.Sid) != 0
+    };
+    if same {
+        Ok(())
+    } else {
+        Err(format!(
+            "process {pid} runs as another user and may not drive this user's dictation"
+        ))
+    }
+}
