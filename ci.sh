@@ -32,6 +32,11 @@
 #                      x86-64-v2 build and an x86-64-v3 build of whisper.cpp, checked under
 #                      qemu-x86_64 as a Nehalem (no AVX) and a Haswell (AVX2) against the local
 #                      build's transcript (needs `./ci.sh model` first); docs/release.md
+#   ./ci.sh windows    the Windows build (dist/yazses-x86_64-windows.zip), cross-built with
+#                      mingw-w64 and run under Wine against the Linux build: the same words
+#                      for two recordings, and a real MCP client on Linux driving
+#                      `wine yazses.exe mcp-server` through both tools (needs `./ci.sh model`
+#                      first); docs/platforms.md says what Wine cannot show
 #   ./ci.sh fixtures   regenerate fixtures/vad and fixtures/speech and compare with the committed files
 #   ./ci.sh fuzz [S]   the mutation fuzzer (tests/src/bin/yazses-fuzz.rs) on the audio decoders and
 #                      the MCP line reader, S seconds each (default 60), from the seed corpus in
@@ -385,6 +390,80 @@ fuzz)
     target/debug/yazses-fuzz "$target" --seconds "${2:-60}"
   done
   ;;
+windows)
+  assets
+  rustup target add x86_64-pc-windows-gnu
+  # whisper.cpp needs std::thread: the POSIX-threads flavour of mingw-w64. GGML_* as the
+  # x86-64-v2 Linux build (SSE4.2, no AVX): one portable binary.
+  export CC_x86_64_pc_windows_gnu=x86_64-w64-mingw32-gcc-posix
+  export CXX_x86_64_pc_windows_gnu=x86_64-w64-mingw32-g++-posix
+  export AR_x86_64_pc_windows_gnu=x86_64-w64-mingw32-ar
+  # shellcheck disable=SC2046
+  export $(echo "GGML_NATIVE=OFF GGML_AVX512=OFF GGML_AVX_VNNI=OFF GGML_AMX_TILE=OFF GGML_AMX_INT8=OFF GGML_AMX_BF16=OFF GGML_SSE42=ON GGML_AVX=OFF GGML_AVX2=OFF GGML_BMI2=OFF GGML_FMA=OFF GGML_F16C=OFF")
+  cargo build --release --locked -p yazses --target x86_64-pc-windows-gnu
+  # The Windows code is linted like the rest (release: the build's whisper.cpp is reused).
+  cargo clippy --release --locked -p yazses --target x86_64-pc-windows-gnu -- -D warnings
+  out=dist/yazses-x86_64-windows
+  rm -rf "$out" "$out.zip" && mkdir -p "$out"
+  x86_64-w64-mingw32-strip -o "$out/yazses.exe" target/x86_64-pc-windows-gnu/release/yazses.exe
+  cp README.md docs/platforms.md "$out/"
+  (cd dist && python3 -m zipfile -c yazses-x86_64-windows.zip yazses-x86_64-windows)
+  unset $(env | grep -o '^GGML_[A-Z0-9_]*')
+  # The Linux build, to compare with (the quick start has built it already in CI).
+  cargo build --release --locked -p yazses
+  linux=target/release/yazses
+  model=$("$linux" model path tiny.en)
+  # A Wine of its own, thrown away afterwards; Rust's standard library asks for
+  # bcryptprimitives.dll, which Wine 8 lacks: a stand-in goes into the prefix, never the zip.
+  wine_dir=$(mktemp -d)
+  trap 'WINEPREFIX=$wine_dir/prefix /usr/lib/wine/wineserver -k 2>/dev/null || true; rm -rf "$wine_dir"' EXIT
+  export WINEPREFIX=$wine_dir/prefix WINEDEBUG=-all
+  wine64=/usr/lib/wine/wine64
+  "$wine64" wineboot -i >/dev/null 2>&1
+  x86_64-w64-mingw32-gcc -shared -O2 -Wl,--kill-at -o "$WINEPREFIX/drive_c/windows/system32/bcryptprimitives.dll" \
+    packaging/windows/wine_bcryptprimitives.c -ladvapi32
+  exe="$wine_dir/yazses.exe"
+  (cd "$wine_dir" && python3 -m zipfile -e "$OLDPWD/$out.zip" . && mv yazses-x86_64-windows/yazses.exe "$exe")
+  # The MCP client starts servers with a trimmed environment: the wrapper names the prefix.
+  printf '#!/bin/sh\nexport WINEPREFIX=%s WINEDEBUG=-all\nexec %s %s "$@"\n' "$WINEPREFIX" "$wine64" "$exe" > "$wine_dir/yazses"
+  chmod +x "$wine_dir/yazses"
+  echo "-- under Wine: $("$wine_dir/yazses" --version)"
+  words() { tr '[:upper:]' '[:lower:]' <<<"$1" | tr -cd 'a-z \n' | tr -s ' '; }
+  for wav in fixtures/speech/hello.wav "$JFK"; do
+    native=$("$linux" transcribe --model "$model" "$wav")
+    wine=$("$wine_dir/yazses" transcribe --model "$model" "$wav")
+    echo "-- $(basename "$wav"): Linux heard:   $native"
+    echo "-- $(basename "$wav"): Windows heard: $wine"
+    [ "$(words "$wine")" = "$(words "$native")" ] || { echo "yazses.exe under Wine heard other words than the Linux build" >&2; exit 1; }
+  done
+  # MCP: the official Python SDK on Linux drives `wine yazses.exe mcp-server` through both
+  # tools, the budget ledger and its refusals included; the question is "spoken" by cmd.exe
+  # into a file, from the variable speech commands read the text from.
+  said="$wine_dir/said.txt"
+  said_win=$(printf 'Z:%s' "$said" | tr / '\\')
+  cfg="$wine_dir/mcp.toml"
+  cat > "$cfg" <<TOML
+[transcribe]
+model = "$model"
+[mcp]
+ask_human = true
+ask_human_per_hour = 2
+[audio]
+source = "file"
+file = "$PWD/fixtures/speech/answer.wav"
+file_realtime = false
+[speak]
+command = ["cmd", "/c", 'echo %YAZSES_SPEAK_TEXT%>> $said_win']
+TOML
+  if ! YAZSES_RUNTIME_DIR="$wine_dir/run" "$CACHE/mcpvenv/bin/python" tests/mcp/client_check.py \
+    --yazses "$wine_dir/yazses" --config "$cfg" --mode legacy --scenario on --jfk "$JFK" \
+    --said "$said" --sentences fixtures/speech/sentences.flac 2>"$wine_dir/mcp.log" |
+    sed 's/^/-- mcp-server under Wine: /'; then
+    tail -40 "$wine_dir/mcp.log" >&2
+    echo "mcp-server under Wine failed the client's checks" >&2
+    exit 1
+  fi
+  ;;
 fixtures)
   out=$(mktemp -d)
   python3 bench/vad/speechset.py --set fixtures --out "$out" >/dev/null
@@ -407,7 +486,7 @@ fixtures)
   rm -rf "$out"
   ;;
 *)
-  echo "usage: ./ci.sh test|assets|model|bundle|inspector|conformance|nostd|firmware|fixtures|fuzz|release" >&2
+  echo "usage: ./ci.sh test|assets|model|bundle|inspector|conformance|nostd|firmware|fixtures|fuzz|release|windows" >&2
   exit 2
   ;;
 esac

@@ -192,13 +192,14 @@ fn bindings(tree: &Path, out: &Path) -> Result<(), String> {
 }
 
 /// Whether ggml's CPU threads come from OpenMP: with the `openmp` feature, except on Apple
-/// and MSVC targets, where no OpenMP library is there by default (whisper.cpp's own Apple
-/// builds leave it off); `GGML_OPENMP=ON` in the environment asks for it there too.
+/// and Windows targets, where no OpenMP library is there by default (whisper.cpp's own Apple
+/// builds leave it off; a mingw-w64 libgomp would be one more DLL to ship); `GGML_OPENMP=ON`
+/// in the environment asks for it there too.
 fn wants_openmp(target: &str) -> bool {
     if env::var_os("CARGO_FEATURE_OPENMP").is_none() {
         return false;
     }
-    if target.contains("apple") || target.contains("msvc") {
+    if target.contains("apple") || target.contains("windows") {
         let asked = env::var("GGML_OPENMP").is_ok_and(|v| v.eq_ignore_ascii_case("on"));
         if !asked {
             println!(
@@ -236,6 +237,13 @@ fn compile(tree: &Path) {
             config.cflag(flag).cxxflag(flag);
         }
     }
+    // Debian 12's mingw-w64 headers lack THREAD_POWER_THROTTLING_STATE, which ggml-cpu uses
+    // for Windows 8 and later; built for Windows 7's API, ggml leaves it out.
+    if target.ends_with("windows-gnu") {
+        config
+            .cflag("-D_WIN32_WINNT=0x0601")
+            .cxxflag("-D_WIN32_WINNT=0x0601");
+    }
     // The tree sits inside our repository's target directory: without a ceiling, whisper.cpp's
     // CMake asks git and records yazses' commit as whisper.cpp's own.
     if let Some(above) = tree.parent() {
@@ -262,11 +270,25 @@ fn compile(tree: &Path) {
     }
     // Each library before the ones it calls: GNU ld resolves static archives in one pass.
     for lib in ["whisper", "ggml", "ggml-cpu", "ggml-base"] {
-        println!("cargo:rustc-link-lib=static={lib}");
+        // ggml names its archives without the `lib` prefix on Windows (`ggml.a`), where
+        // rustc would look for `libggml.a`: those are named whole.
+        let bare = format!("{lib}.a");
+        if ["lib", "lib64"]
+            .iter()
+            .any(|dir| installed.join(dir).join(&bare).is_file())
+        {
+            println!("cargo:rustc-link-lib=static:+verbatim={bare}");
+        } else {
+            println!("cargo:rustc-link-lib=static={lib}");
+        }
     }
     if target.contains("apple") {
         println!("cargo:rustc-link-lib=dylib=c++");
         println!("cargo:rustc-link-lib=framework=Accelerate");
+    } else if target.ends_with("windows-gnu") {
+        // Linked in, so that yazses.exe needs no libstdc++-6.dll beside it (the linker
+        // finds the archive in its own directories; rustc is not asked to bundle it).
+        println!("cargo:rustc-link-lib=static:-bundle=stdc++");
     } else if !target.contains("msvc") {
         // MSVC links its C++ runtime by itself.
         println!("cargo:rustc-link-lib=dylib=stdc++");
