@@ -463,6 +463,33 @@ TOML
     echo "mcp-server under Wine failed the client's checks" >&2
     exit 1
   fi
+  # Dictation through the control channel (a named pipe): a dictation process started under
+  # Wine, driven by `yazses.exe dictate status|start` from other Wine processes, hears a
+  # file microphone and prints the text; a second dictation process is refused.
+  dcfg="$wine_dir/dictate.toml"
+  cat > "$dcfg" <<TOML
+[transcribe]
+model = "$model"
+[audio]
+source = "file"
+file = "$PWD/fixtures/speech/answer.wav"
+[dictate]
+trigger = ["command"]
+output = "stdout"
+TOML
+  export YAZSES_RUNTIME_DIR="$wine_dir/dictate-run"
+  drive() { "$wine_dir/yazses" --config "$dcfg" dictate "$@" 2>&1; }
+  "$wine_dir/yazses" --config "$dcfg" dictate >"$wine_dir/dictated.txt" 2>"$wine_dir/dictate.log" &
+  for _ in $(seq 100); do [ "$(drive status)" = idle ] && break; sleep 0.2; done
+  [ "$(drive status)" = idle ] || { cat "$wine_dir/dictate.log" >&2; echo "the dictation process under Wine never answered on its pipe" >&2; exit 1; }
+  echo "-- dictation under Wine: status says idle; start says $(drive start)"
+  for _ in $(seq 150); do [ -s "$wine_dir/dictated.txt" ] && break; sleep 0.2; done
+  grep -q "smaller model" "$wine_dir/dictated.txt" || { cat "$wine_dir/dictate.log" >&2; echo "the dictation under Wine printed: $(cat "$wine_dir/dictated.txt")" >&2; exit 1; }
+  echo "-- dictation under Wine printed: $(cat "$wine_dir/dictated.txt")"
+  second=$(drive) && { echo "a second dictation process under Wine was not refused" >&2; exit 1; }
+  echo "$second" | grep -q "already running" || { echo "a second dictation under Wine said: $second" >&2; exit 1; }
+  echo "-- a second dictation under Wine is refused: $second"
+  unset YAZSES_RUNTIME_DIR
   ;;
 fixtures)
   out=$(mktemp -d)
