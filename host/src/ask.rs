@@ -333,7 +333,8 @@ fn caller_name(caller: &str) -> String {
     }
 }
 
-#[cfg(test)]
+// The speech commands of these tests are `sh` scripts.
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
     use crate::capture::tests::voice;

@@ -272,7 +272,8 @@ fn no_sound_output(stderr: &str) -> Option<&str> {
         .map(str::trim)
 }
 
-#[cfg(test)]
+// The speech commands of these tests are `sh` scripts.
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
 

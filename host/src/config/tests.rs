@@ -79,6 +79,8 @@ fn a_wrong_type_or_bad_syntax_names_the_key_and_the_line() {
     assert!(err.starts_with("line 3: "), "{err}");
 }
 
+// Devices and FIFOs in the file system are Unix's.
+#[cfg(unix)]
 #[test]
 fn a_config_path_that_is_a_device_a_fifo_or_huge_is_refused_at_once_naming_it() {
     let dir = std::env::temp_dir().join(format!("yazses-config-{}", std::process::id()));

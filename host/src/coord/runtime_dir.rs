@@ -76,7 +76,8 @@ fn resolve(yazses: Option<PathBuf>, xdg: Option<PathBuf>) -> PathBuf {
     crate::platform::default_runtime_dir()
 }
 
-#[cfg(test)]
+// Unix paths, file modes, symlinks and owners: the Unix side's rules.
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
     use std::os::unix::fs::PermissionsExt;

@@ -2,6 +2,7 @@
 //! own descriptors, and `flock` excludes descriptors, not processes). The binary-level
 //! tests in `yazses-tests` do the same with real processes.
 
+#[cfg(unix)]
 use std::os::unix::fs::PermissionsExt;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
@@ -161,6 +162,8 @@ fn a_dictation_hold_refuses_ask_human_at_once_but_queues_listen() {
     assert!(queued >= Duration::from_millis(150), "{queued:?}");
 }
 
+// `true` is the dead process.
+#[cfg(unix)]
 #[test]
 fn a_record_left_by_a_dead_process_is_not_trusted_over_the_lock() {
     let dir = scratch("stale");
@@ -184,6 +187,8 @@ fn a_record_left_by_a_dead_process_is_not_trusted_over_the_lock() {
     assert_eq!(coord.holder().unwrap().unwrap().caller, "agent");
 }
 
+// procfs is Linux's.
+#[cfg(target_os = "linux")]
 #[test]
 fn a_read_only_runtime_dir_fails_clearly() {
     // procfs refuses new files even to root, and this dir is ours and 0500.
@@ -331,6 +336,8 @@ fn a_damaged_or_future_dated_ledger_refuses_every_question_and_names_the_file() 
     }
 }
 
+// Owners are the Unix side's check.
+#[cfg(unix)]
 #[test]
 fn a_ledger_of_another_user_is_refused() {
     if !rustix::process::geteuid().is_root() {
@@ -358,10 +365,13 @@ fn the_ledger_file_is_private_json_a_person_can_read() {
     assert_eq!(v["version"], 1);
     assert_eq!(v["charges"][0]["at"], 1_000);
     assert_eq!(v["charges"][0]["pending"], false);
-    let mode = std::fs::metadata(coord.dir().path())
-        .unwrap()
-        .permissions()
-        .mode()
-        & 0o777;
-    assert_eq!(mode, 0o700);
+    #[cfg(unix)]
+    {
+        let mode = std::fs::metadata(coord.dir().path())
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o777;
+        assert_eq!(mode, 0o700);
+    }
 }

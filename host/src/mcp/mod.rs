@@ -395,6 +395,8 @@ mod tests {
         p
     }
 
+    // The speech command here is `true`.
+    #[cfg(unix)]
     #[tokio::test(flavor = "multi_thread")]
     async fn ask_human_reports_how_long_it_queued_and_listened() {
         let r = call_ask_human(server(&scratch("heard"))).await;

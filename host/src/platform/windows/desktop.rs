@@ -310,3 +310,61 @@ impl Listener {
         format!("{name} (registered with Windows)")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn units(events: &[INPUT]) -> Vec<(u16, u16, bool)> {
+        events
+            .iter()
+            // SAFETY: every event here is a keyboard event.
+            .map(|e| unsafe {
+                let k = e.Anonymous.ki;
+                (k.wVk, k.wScan, k.dwFlags & KEYEVENTF_KEYUP != 0)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn text_is_typed_as_utf16_units_whatever_the_layout() {
+        assert_eq!(units(&key_events("é")), [(0, 0xe9, false), (0, 0xe9, true)]);
+        // Outside the BMP: both surrogates, each pressed and released.
+        assert_eq!(
+            units(&key_events("🎤")),
+            [
+                (0, 0xd83c, false),
+                (0, 0xd83c, true),
+                (0, 0xdfa4, false),
+                (0, 0xdfa4, true)
+            ]
+        );
+        assert!(
+            key_events("a")
+                .iter()
+                .all(|e| unsafe { e.Anonymous.ki.dwFlags } & KEYEVENTF_UNICODE != 0)
+        );
+    }
+
+    #[test]
+    fn a_line_break_is_enter_and_a_carriage_return_is_dropped() {
+        assert_eq!(
+            units(&key_events("a\r\n")),
+            [
+                (0, u16::from(b'a'), false),
+                (0, u16::from(b'a'), true),
+                (VK_RETURN, 0, false),
+                (VK_RETURN, 0, true)
+            ]
+        );
+    }
+
+    #[test]
+    fn hotkeys_map_to_virtual_keys() {
+        let vk = |text: &str| virtual_key(&Chord::parse(text).unwrap());
+        assert_eq!(vk("ctrl+alt+space"), Some(u32::from(VK_SPACE)));
+        assert_eq!(vk("ctrl+d"), Some(u32::from(b'D')));
+        assert_eq!(vk("f9"), Some(u32::from(VK_F1) + 8));
+        assert_eq!(vk("alt+enter"), Some(u32::from(VK_RETURN)));
+    }
+}

@@ -404,3 +404,62 @@ pub(crate) fn control_peer_is_me(stream: &ControlStream) -> Result<(), String> {
         ))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{BufRead, BufReader};
+
+    #[test]
+    fn this_process_is_alive_and_a_finished_one_is_not() {
+        assert!(process_alive(std::process::id()));
+        let mut child = Command::new("cmd").args(["/c", "exit"]).spawn().unwrap();
+        let pid = child.id();
+        child.wait().unwrap();
+        assert!(!process_alive(pid));
+    }
+
+    #[test]
+    fn each_runtime_dir_has_a_pipe_of_its_own() {
+        let a = pipe_name(Path::new(
+            r"C:\Users\a\AppData\Local\yazses\run\dictate.pipe",
+        ));
+        let b = pipe_name(Path::new(
+            r"C:\Users\b\AppData\Local\yazses\run\dictate.pipe",
+        ));
+        assert_ne!(a, b);
+        let text = String::from_utf16_lossy(&a);
+        assert!(text.starts_with(r"\\.\pipe\yazses-dictate-"), "{text}");
+    }
+
+    #[test]
+    fn a_command_goes_through_the_pipe_and_its_answer_comes_back() {
+        let dir = std::env::temp_dir().join(format!("yazses-pipe-{}", std::process::id()));
+        create_private_dir(&dir).unwrap();
+        let marker = dir.join(CONTROL_NAME);
+        let listener = control_bind(&marker).unwrap();
+        assert!(marker.is_file());
+        let client = std::thread::spawn(move || {
+            let mut stream = control_connect(&marker).unwrap();
+            stream.write_all(b"status\n").unwrap();
+            let mut answer = String::new();
+            BufReader::new(&stream).read_line(&mut answer).unwrap();
+            answer
+        });
+        let stream = listener.incoming().next().unwrap().unwrap();
+        control_peer_is_me(&stream).unwrap();
+        let mut line = String::new();
+        BufReader::new(&stream).read_line(&mut line).unwrap();
+        assert_eq!(line, "status\n");
+        (&stream).write_all(b"idle\n").unwrap();
+        drop(stream);
+        assert_eq!(client.join().unwrap(), "idle\n");
+    }
+
+    #[test]
+    fn nothing_listening_is_not_found() {
+        let marker = std::env::temp_dir().join("yazses-nobody-listens.pipe");
+        let err = control_connect(&marker).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::NotFound, "{err}");
+    }
+}
