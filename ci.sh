@@ -443,6 +443,21 @@ windows)
     echo "-- $(basename "$wav"): Windows heard: $wine"
     [ "$(words "$wine")" = "$(words "$native")" ] || { echo "yazses.exe under Wine heard other words than the Linux build" >&2; exit 1; }
   done
+  # The detector is the same core on both: its report must be the same to the byte.
+  vad_linux=$("$linux" vad fixtures/vad/utt00_pink_10db.wav)
+  vad_wine=$("$wine_dir/yazses" vad fixtures/vad/utt00_pink_10db.wav | tr -d '\r')
+  [ "$vad_wine" = "$vad_linux" ] || { printf 'vad under Wine:\n%s\nvad on Linux:\n%s\n' "$vad_wine" "$vad_linux" >&2; exit 1; }
+  echo "-- vad under Wine: the same report as on Linux, $(wc -l <<<"$vad_linux") lines"
+  # Bad input: the same clear error as on Linux, and a failing exit status.
+  head -c 30000 fixtures/speech/hello.wav > "$wine_dir/truncated.wav"
+  printf 'RIFFxxxxWAVEjunk' > "$wine_dir/corrupt.wav"
+  for bad in "missing.wav:cannot read" "corrupt.wav:is not a readable WAV file" "truncated.wav:is truncated"; do
+    if err=$("$wine_dir/yazses" transcribe --model "$model" "$wine_dir/${bad%%:*}" 2>&1); then
+      echo "yazses.exe transcribed ${bad%%:*}" >&2; exit 1
+    fi
+    grep -q "${bad#*:}" <<<"$err" || { echo "yazses.exe on ${bad%%:*}: $err" >&2; exit 1; }
+    echo "-- under Wine, ${bad%%:*}: $err"
+  done
   # MCP: the official Python SDK on Linux drives `wine yazses.exe mcp-server` through both
   # tools, the budget ledger and its refusals included; the question is "spoken" by cmd.exe
   # into a file, from the variable speech commands read the text from.
