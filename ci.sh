@@ -487,14 +487,15 @@ TOML
   fi
   # Dictation through the control channel (a named pipe): a dictation process started under
   # Wine, driven by `yazses.exe dictate status|start` from other Wine processes, hears a
-  # file microphone and prints the text; a second dictation process is refused.
+  # file microphone (jfk.wav, at its own pace) and prints the text; a second dictation
+  # process is refused.
   dcfg="$wine_dir/dictate.toml"
   cat > "$dcfg" <<TOML
 [transcribe]
 model = "$model"
 [audio]
 source = "file"
-file = "$PWD/fixtures/speech/answer.wav"
+file = "$JFK"
 [dictate]
 trigger = ["command"]
 output = "stdout"
@@ -505,8 +506,17 @@ TOML
   for _ in $(seq 100); do [ "$(drive status)" = idle ] && break; sleep 0.2; done
   [ "$(drive status)" = idle ] || { cat "$wine_dir/dictate.log" >&2; echo "the dictation process under Wine never answered on its pipe" >&2; exit 1; }
   echo "-- dictation under Wine: status says idle; start says $(drive start)"
+  # One microphone between processes: while the dictation hears jfk.wav (11 s), another
+  # Wine process sees it held, and a `listen` waits for it, then hears.
+  held=$("$wine_dir/yazses" --config "$dcfg" status | grep microphone)
+  grep -q "held by yazses dictate" <<<"$held" || { echo "status under Wine during a dictation: $held" >&2; exit 1; }
+  echo "-- status from another Wine process: $held"
+  heard=$("$wine_dir/yazses" --config "$dcfg" listen 2>"$wine_dir/listen.log")
+  grep -q "waiting for the microphone" "$wine_dir/listen.log" && grep -q "your country" <<<"$heard" ||
+    { cat "$wine_dir/listen.log" >&2; echo "listen under Wine during a dictation heard: $heard" >&2; exit 1; }
+  echo "-- listen from another Wine process waited for the microphone, then heard: $heard"
   for _ in $(seq 150); do [ -s "$wine_dir/dictated.txt" ] && break; sleep 0.2; done
-  grep -q "smaller model" "$wine_dir/dictated.txt" || { cat "$wine_dir/dictate.log" >&2; echo "the dictation under Wine printed: $(cat "$wine_dir/dictated.txt")" >&2; exit 1; }
+  grep -q "your country" "$wine_dir/dictated.txt" || { cat "$wine_dir/dictate.log" >&2; echo "the dictation under Wine printed: $(cat "$wine_dir/dictated.txt")" >&2; exit 1; }
   echo "-- dictation under Wine printed: $(cat "$wine_dir/dictated.txt")"
   second=$(drive) && { echo "a second dictation process under Wine was not refused" >&2; exit 1; }
   echo "$second" | grep -q "already running" || { echo "a second dictation under Wine said: $second" >&2; exit 1; }
