@@ -13,7 +13,7 @@ use x11rb::protocol::xproto::{ConnectionExt as _, GrabMode, Keycode, ModMask};
 
 use super::keymap::Keymap;
 use super::session::Desktop;
-use crate::dictate::chord::Chord;
+use crate::dictate::chord::{Chord, keysym};
 
 /// A parsed hotkey: modifiers and a keysym.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -24,10 +24,8 @@ pub struct Hotkey {
     pub keysym: u32,
 }
 
-impl Hotkey {
-    /// Parses the [`Chord`] spelling, such as "ctrl+alt+space".
-    pub fn parse(text: &str) -> Result<Hotkey, String> {
-        let chord = Chord::parse(text)?;
+impl From<Chord> for Hotkey {
+    fn from(chord: Chord) -> Hotkey {
         let m = chord.modifiers;
         let modifiers = [
             (m.ctrl, ModMask::CONTROL),
@@ -38,37 +36,43 @@ impl Hotkey {
         .into_iter()
         .filter(|(held, _)| *held)
         .fold(ModMask::from(0u16), |all, (_, m)| all | m);
-        Ok(Hotkey {
+        Hotkey {
             modifiers,
             keysym: chord.keysym,
-        })
+        }
     }
 }
 
 impl Hotkey {
-    /// The key in the XDG shortcuts spelling the GlobalShortcuts portal takes as a
-    /// preferred trigger, such as `CTRL+ALT+space`.
-    pub fn trigger(&self) -> String {
-        let mut parts: Vec<String> = [
-            (ModMask::CONTROL, "CTRL"),
-            (ModMask::M1, "ALT"),
-            (ModMask::SHIFT, "SHIFT"),
-            (ModMask::M4, "LOGO"),
-        ]
-        .into_iter()
-        .filter(|(m, _)| u16::from(self.modifiers) & u16::from(*m) != 0)
-        .map(|(_, n)| n.to_owned())
-        .collect();
-        parts.push(match self.keysym {
-            0x20 => "space".to_owned(),
-            0xff0d => "Return".to_owned(),
-            0xff09 => "Tab".to_owned(),
-            0xff1b => "Escape".to_owned(),
-            f @ 0xffbe..=0xffc9 => format!("F{}", f - 0xffbe + 1),
-            other => char::from_u32(other).map_or_else(String::new, |c| c.to_string()),
-        });
-        parts.join("+")
+    /// Parses the [`Chord`] spelling, such as "ctrl+alt+space".
+    pub fn parse(text: &str) -> Result<Hotkey, String> {
+        Chord::parse(text).map(Hotkey::from)
     }
+}
+
+/// `chord` in the XDG shortcuts spelling the GlobalShortcuts portal takes as a preferred
+/// trigger, such as `CTRL+ALT+space`.
+pub fn xdg_trigger(chord: &Chord) -> String {
+    let m = chord.modifiers;
+    let mut parts: Vec<String> = [
+        (m.ctrl, "CTRL"),
+        (m.alt, "ALT"),
+        (m.shift, "SHIFT"),
+        (m.logo, "LOGO"),
+    ]
+    .into_iter()
+    .filter(|(held, _)| *held)
+    .map(|(_, n)| n.to_owned())
+    .collect();
+    parts.push(match (chord.keysym, chord.function_key()) {
+        (_, Some(n)) => format!("F{n}"),
+        (keysym::SPACE, _) => "space".to_owned(),
+        (keysym::RETURN, _) => "Return".to_owned(),
+        (keysym::TAB, _) => "Tab".to_owned(),
+        (keysym::ESCAPE, _) => "Escape".to_owned(),
+        (other, _) => char::from_u32(other).map_or_else(String::new, |c| c.to_string()),
+    });
+    parts.join("+")
 }
 
 /// The desktop that binds the hotkey (on Wayland the GlobalShortcuts portal, since a grab
@@ -91,11 +95,11 @@ pub enum Listener {
 impl Listener {
     /// Binds `name` (a `[dictate] hotkey` value) on the session's desktop.
     pub fn bind(name: &str) -> Result<Listener, String> {
-        let hotkey = Hotkey::parse(name)?;
+        let chord = Chord::parse(name)?;
         match hotkey_desktop(Desktop::current())? {
-            Desktop::X11 => Grab::new(hotkey, None, name).map(|g| Listener::X11(Box::new(g))),
+            Desktop::X11 => Grab::new(chord.into(), None, name).map(|g| Listener::X11(Box::new(g))),
             Desktop::Wayland => {
-                super::portal::PortalShortcut::bind(hotkey.trigger(), name).map(Listener::Portal)
+                super::portal::PortalShortcut::bind(xdg_trigger(&chord), name).map(Listener::Portal)
             }
         }
     }
@@ -211,7 +215,7 @@ mod tests {
 
     #[test]
     fn hotkeys_are_offered_to_the_portal_in_the_xdg_shortcuts_spelling() {
-        let spelled = |text: &str| Hotkey::parse(text).unwrap().trigger();
+        let spelled = |text: &str| xdg_trigger(&Chord::parse(text).unwrap());
         assert_eq!(spelled("ctrl+alt+space"), "CTRL+ALT+space");
         assert_eq!(spelled("super+shift+F9"), "SHIFT+LOGO+F9");
         assert_eq!(spelled("alt+enter"), "ALT+Return");
