@@ -178,14 +178,16 @@ pub(crate) fn set_argv0(_command: &mut Command, _argv0: std::ffi::OsString) {}
 pub(crate) const CONTROL_NAME: &str = "dictate.pipe";
 
 /// The pipe behind the marker at `path`.
-fn pipe_name(path: &Path) -> Vec<u16> {
+fn pipe_name(path: &Path) -> String {
     use sha2::Digest;
     let digest = sha2::Sha256::digest(path.to_string_lossy().to_lowercase().as_bytes());
     let tag: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
     format!(r"\\.\pipe\yazses-dictate-{tag}")
-        .encode_utf16()
-        .chain([0])
-        .collect()
+}
+
+/// `text` as the NUL-terminated UTF-16 Win32 takes.
+fn wide(text: &str) -> Vec<u16> {
+    text.encode_utf16().chain([0]).collect()
 }
 
 /// One connection on the dictation control channel.
@@ -247,6 +249,7 @@ impl Drop for ControlStream {
 /// time, the next made as soon as one connects.
 #[derive(Debug)]
 pub struct ControlListener {
+    /// The pipe's name, as `CreateNamedPipeW` takes it.
     name: Vec<u16>,
     waiting: std::sync::Mutex<Option<OwnedHandle>>,
 }
@@ -307,12 +310,11 @@ impl ControlListener {
 /// process listens.
 pub(crate) fn control_connect(path: &Path) -> io::Result<ControlStream> {
     let name = pipe_name(path);
-    let text = String::from_utf16_lossy(&name[..name.len() - 1]);
     for _ in 0..10 {
         match std::fs::OpenOptions::new()
             .read(true)
             .write(true)
-            .open(&text)
+            .open(&name)
         {
             Ok(pipe) => {
                 return Ok(ControlStream {
@@ -322,7 +324,7 @@ pub(crate) fn control_connect(path: &Path) -> io::Result<ControlStream> {
             }
             Err(e) if e.raw_os_error() == Some(ERROR_PIPE_BUSY as i32) => {
                 // SAFETY: a NUL-terminated name; waits at most 500 ms for a free instance.
-                unsafe { WaitNamedPipeW(name.as_ptr(), 500) };
+                unsafe { WaitNamedPipeW(wide(&name).as_ptr(), 500) };
             }
             Err(e) => return Err(e),
         }
@@ -336,7 +338,7 @@ pub(crate) fn control_connect(path: &Path) -> io::Result<ControlStream> {
 /// Listens on the control channel whose marker is `path`: writes the marker, then makes
 /// the pipe's first instance (refused if another process already made that pipe).
 pub(crate) fn control_bind(path: &Path) -> io::Result<ControlListener> {
-    let name = pipe_name(path);
+    let name = wide(&pipe_name(path));
     let first = pipe_instance(&name, true)?;
     File::create(path)?;
     Ok(ControlListener {
@@ -428,8 +430,7 @@ mod tests {
             r"C:\Users\b\AppData\Local\yazses\run\dictate.pipe",
         ));
         assert_ne!(a, b);
-        let text = String::from_utf16_lossy(&a);
-        assert!(text.starts_with(r"\\.\pipe\yazses-dictate-"), "{text}");
+        assert!(a.starts_with(r"\\.\pipe\yazses-dictate-"), "{a}");
     }
 
     #[test]
