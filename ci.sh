@@ -32,6 +32,10 @@
 #                      x86-64-v2 build and an x86-64-v3 build of whisper.cpp, checked under
 #                      qemu-x86_64 as a Nehalem (no AVX) and a Haswell (AVX2) against the local
 #                      build's transcript (needs `./ci.sh model` first); docs/release.md
+#   ./ci.sh aarch64    the 64-bit ARM Linux release (dist/yazses-aarch64-linux.tar.gz), cross-built
+#                      with gcc-aarch64-linux-gnu and run under qemu-aarch64: the x86_64 build's
+#                      vad report to the byte, its file captures to the millisecond, the
+#                      corrupt-WAV error (needs `./ci.sh model` first)
 #   ./ci.sh windows    the Windows build (dist/yazses-x86_64-windows.zip), cross-built with
 #                      mingw-w64 and run under Wine against the Linux build: the same words
 #                      for two recordings, and a real MCP client on Linux driving
@@ -327,21 +331,23 @@ firmware)
   ;;
 release)
   assets
-  # GGML_* reach whisper.cpp's CMake through whisper-sys/build.rs. Each level has its own
-  # target directory, so switching levels does not rebuild whisper.cpp each time.
+  # GGML_* reach whisper.cpp's CMake through whisper-sys/build.rs. Both levels share one
+  # target directory apart from the local build's (a CMake cache keeps what it was given, so
+  # a native build must not follow a portable one there): the second level rebuilds only
+  # whisper.cpp and yazses, and the copy is taken before the next level overwrites it.
   ggml_off="GGML_NATIVE=OFF GGML_AVX512=OFF GGML_AVX_VNNI=OFF GGML_AMX_TILE=OFF GGML_AMX_INT8=OFF GGML_AMX_BF16=OFF"
   v2="$ggml_off GGML_SSE42=ON GGML_AVX=OFF GGML_AVX2=OFF GGML_BMI2=OFF GGML_FMA=OFF GGML_F16C=OFF"
   v3="$ggml_off GGML_SSE42=ON GGML_AVX=ON GGML_AVX2=ON GGML_BMI2=ON GGML_FMA=ON GGML_F16C=ON"
-  for level in x86-64-v2 x86-64-v3; do
-    flags=$v2; [ "$level" = x86-64-v3 ] && flags=$v3
-    # shellcheck disable=SC2086
-    env $flags YAZSES_BUILD_CPU_LEVEL=$level \
-      cargo build --release --locked -p yazses --target-dir "target/$level"
-  done
   out=dist/yazses-x86_64-linux
   rm -rf "$out" && mkdir -p "$out"
-  cp target/x86-64-v2/release/yazses "$out/yazses"
-  cp target/x86-64-v3/release/yazses "$out/yazses-x86-64-v3"
+  for level in x86-64-v2 x86-64-v3; do
+    flags=$v2 name=yazses
+    [ "$level" = x86-64-v3 ] && flags=$v3 name=yazses-x86-64-v3
+    # shellcheck disable=SC2086
+    env $flags YAZSES_BUILD_CPU_LEVEL=$level \
+      cargo build --release --locked -p yazses --target-dir target/portable
+    cp target/portable/release/yazses "$out/$name"
+  done
   cp README.md "$out/"
   tar -C dist -czf dist/yazses-x86_64-linux.tar.gz yazses-x86_64-linux
   cargo build --release --locked -p yazses
@@ -383,6 +389,54 @@ release)
   status=0
   qemu-x86_64 -cpu Nehalem target/release/yazses transcribe "$JFK" >/dev/null 2>&1 || status=$?
   echo "-- for comparison, the local (native) build on a Nehalem exits with status $status (132: SIGILL)"
+  ;;
+aarch64)
+  assets
+  rustup target add aarch64-unknown-linux-gnu
+  # Debian's cross compiler (the linker is named in .cargo/config.toml), ALSA's arm64
+  # headers and library for cpal (multiarch: libasound2-dev:arm64, found through its own
+  # pkg-config directory), and whisper.cpp for ARMv8.0 with NEON: every 64-bit ARM CPU,
+  # from a Raspberry Pi 4 on. OpenMP and the C++ runtime are linked as on x86_64 Linux.
+  export PKG_CONFIG_ALLOW_CROSS_aarch64_unknown_linux_gnu=1
+  export PKG_CONFIG_LIBDIR_aarch64_unknown_linux_gnu=/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig
+  GGML_NATIVE=OFF GGML_CPU_ARM_ARCH=armv8-a YAZSES_BUILD_CPU_LEVEL=armv8-a \
+    cargo build --release --locked -p yazses --target aarch64-unknown-linux-gnu
+  out=dist/yazses-aarch64-linux
+  rm -rf "$out" && mkdir -p "$out"
+  aarch64-linux-gnu-strip -o "$out/yazses" target/aarch64-unknown-linux-gnu/release/yazses
+  cp README.md docs/platforms.md "$out/"
+  tar -C dist -czf dist/yazses-aarch64-linux.tar.gz yazses-aarch64-linux
+  echo "-- dist/yazses-aarch64-linux.tar.gz: $(du -h dist/yazses-aarch64-linux.tar.gz | cut -f1); it needs: $(aarch64-linux-gnu-readelf -d "$out/yazses" | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p' | tr '\n' ' ')"
+  # The build, unpacked, runs under qemu-aarch64 with Debian's arm64 libraries as its root.
+  # What runs there is what does not transcribe: `transcribe` under qemu-aarch64 7.2 spins
+  # on its main thread before it even opens the model file (a corrupt WAV not refused
+  # within a minute), so its words are compared on an ARM machine, not here (docs/platforms.md).
+  cargo build --release --locked -p yazses
+  linux=target/release/yazses
+  arm_dir=$(mktemp -d)
+  trap 'rm -rf "$arm_dir"' EXIT
+  tar -C "$arm_dir" -xzf dist/yazses-aarch64-linux.tar.gz
+  arm() { qemu-aarch64 -L /usr/aarch64-linux-gnu "$arm_dir/yazses-aarch64-linux/yazses" "$@"; }
+  echo "-- under qemu-aarch64: $(arm --version)"
+  # The detector and the end-of-speech policy are the same fixed-point core: the same
+  # report to the byte, and the same capture from a file microphone to the millisecond.
+  [ "$(arm vad fixtures/vad/utt00_pink_10db.wav)" = "$("$linux" vad fixtures/vad/utt00_pink_10db.wav)" ] ||
+    { echo "vad on aarch64 gave another report than on x86_64" >&2; exit 1; }
+  echo "-- vad on aarch64: the same report as on x86_64"
+  printf '[audio]\nfile_realtime = false\n' > "$arm_dir/listen.toml"
+  for wav in fixtures/speech/answer.wav fixtures/speech/thinking.flac; do
+    cap() { "$@" --config "$arm_dir/listen.toml" listen --source file --file "$wav" --no-transcribe --json; }
+    got=$(cap arm) want=$(cap "$linux")
+    [ "$got" = "$want" ] || { printf 'listen on aarch64: %s\non x86_64: %s\n' "$got" "$want" >&2; exit 1; }
+    echo "-- listen --no-transcribe on aarch64, $(basename "$wav"): $got"
+  done
+  # Bad input: the same clear error, and a failing exit status.
+  printf 'RIFFxxxxWAVEjunk' > "$arm_dir/corrupt.wav"
+  if err=$(arm --config "$arm_dir/listen.toml" listen --source file --file "$arm_dir/corrupt.wav" --no-transcribe 2>&1); then
+    echo "the aarch64 build listened to a corrupt WAV" >&2; exit 1
+  fi
+  grep -q "is not a readable WAV file" <<<"$err" || { echo "the aarch64 build on a corrupt WAV: $err" >&2; exit 1; }
+  echo "-- aarch64, a corrupt WAV: $err"
   ;;
 fuzz)
   cargo build --locked -p yazses-tests --bin yazses-fuzz
@@ -485,6 +539,17 @@ TOML
     echo "mcp-server under Wine failed the client's checks" >&2
     exit 1
   fi
+  # Two servers at once, as two MCP clients run them: both asked together, each hears the
+  # whole answer in turn (one microphone), and a third question to either is over the
+  # hour's budget they share (ask_human_per_hour = 2).
+  : > "$said"
+  if ! YAZSES_RUNTIME_DIR="$wine_dir/shared-run" "$CACHE/mcpvenv/bin/python" tests/mcp/client_check.py \
+    --yazses "$wine_dir/yazses" --config "$cfg" --mode legacy --scenario shared \
+    --said "$said" 2>"$wine_dir/mcp-shared.log" | sed 's/^/-- two mcp-servers under Wine: /'; then
+    tail -40 "$wine_dir/mcp-shared.log" >&2
+    echo "two mcp-servers under Wine failed the client's checks" >&2
+    exit 1
+  fi
   # Dictation through the control channel (a named pipe): a dictation process started under
   # Wine, driven by `yazses.exe dictate status|start` from other Wine processes, hears a
   # file microphone (jfk.wav, at its own pace) and prints the text; a second dictation
@@ -545,7 +610,7 @@ fixtures)
   rm -rf "$out"
   ;;
 *)
-  echo "usage: ./ci.sh test|assets|model|bundle|inspector|conformance|nostd|firmware|fixtures|fuzz|release|windows" >&2
+  echo "usage: ./ci.sh test|assets|model|bundle|inspector|conformance|nostd|firmware|fixtures|fuzz|release|aarch64|windows" >&2
   exit 2
   ;;
 esac

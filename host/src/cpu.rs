@@ -11,7 +11,8 @@
 //! can, from one entry point.
 
 /// The CPU level this binary was built for: `native` for a local build, else the level
-/// `./ci.sh release` set at build time (`YAZSES_BUILD_CPU_LEVEL`: `x86-64-v2`, `x86-64-v3`).
+/// `./ci.sh release` or `./ci.sh aarch64` set at build time (`YAZSES_BUILD_CPU_LEVEL`:
+/// `x86-64-v2`, `x86-64-v3`, `armv8-a`).
 pub const BUILT_FOR: &str = match option_env!("YAZSES_BUILD_CPU_LEVEL") {
     Some(level) => level,
     None => "native",

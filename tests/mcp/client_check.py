@@ -4,7 +4,11 @@
 Run by tests/tests/mcp_clients.rs, once per protocol mode and config:
 
     python client_check.py --yazses BIN --config CONFIG --mode legacy|auto|2026-07-28 \\
-        --scenario off|on|silence|cpal|serial --jfk JFK_WAV --said SAID_FILE [--infile RAW]
+        --scenario off|on|silence|cpal|serial|shared --jfk JFK_WAV --said SAID_FILE [--infile RAW]
+
+`shared` starts two servers with the same config and runtime directory (ask_human_per_hour
+= 2) and asks both at once: each hears the answer, one after the other, and a third
+question to either is over the budget they share.
 
 Prints one line per check; exits non-zero on the first failure.
 """
@@ -51,11 +55,38 @@ def text_of(result):
     return " ".join(getattr(c, "text", "") for c in result.content)
 
 
-async def run(args):
+def server_params(args):
     import os
     # The SDK starts servers with a minimal environment; pass on what the test set up.
     passed = {k: os.environ[k] for k in ("ALSA_CONFIG_PATH", "YAZSES_LOG", "YAZSES_MODEL_DIR", "YAZSES_RUNTIME_DIR") if k in os.environ}
-    params = StdioServerParameters(command=args.yazses, args=["--config", args.config, "mcp-server"], env=passed)
+    return StdioServerParameters(command=args.yazses, args=["--config", args.config, "mcp-server"], env=passed)
+
+
+async def run_shared(args):
+    """Two servers, two clients, one microphone and one hourly budget."""
+    info = Implementation(name=CLIENT, title=TITLE, version="1.0")
+    async with Client(server_params(args), mode=args.mode, client_info=info) as a, \
+            Client(server_params(args), mode=args.mode, client_info=info) as b:
+        results = await asyncio.gather(
+            a.call_tool("ask_human", {"question": "Which model should I ship?", "timeout_s": 40}),
+            b.call_tool("ask_human", {"question": "Which model should I ship?", "timeout_s": 40}))
+        for name, r in zip("ab", results):
+            sc = r.structured_content or {}
+            words = sc.get("answer", "").lower()
+            check(not r.is_error and sc.get("heard") is True and "smaller model" in words and "friday" in words,
+                  f"server {name} hears the whole answer while the other server also asks", text_of(r))
+        said = [line for line in open(args.said).read().splitlines() if "asks:" in line]
+        check(len(said) == 2, "each server's question was spoken once", said)
+        for name, client in (("a", a), ("b", b)):
+            r = await client.call_tool("ask_human", {"question": "And the bigger one?"})
+            check(r.is_error and "past hour" in text_of(r),
+                  f"a third question, to server {name}, is over the budget both servers share", text_of(r))
+
+
+async def run(args):
+    if args.scenario == "shared":
+        return await run_shared(args)
+    params = server_params(args)
     async with Client(params, mode=args.mode, client_info=Implementation(name=CLIENT, title=TITLE, version="1.0")) as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
         if args.scenario == "off":
