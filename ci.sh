@@ -39,8 +39,9 @@
 #   ./ci.sh windows    the Windows build (dist/yazses-x86_64-windows.zip), cross-built with
 #                      mingw-w64 and run under Wine against the Linux build: the same words
 #                      for two recordings, and a real MCP client on Linux driving
-#                      `wine yazses.exe mcp-server` through both tools (needs `./ci.sh model`
-#                      first); docs/platforms.md says what Wine cannot show
+#                      `wine yazses.exe mcp-server` through both tools, two servers sharing a
+#                      budget, the dongle simulator on COM7, dictation through its pipe (needs
+#                      `./ci.sh model` first); docs/platforms.md says what Wine cannot show
 #   ./ci.sh fixtures   regenerate fixtures/vad and fixtures/speech and compare with the committed files
 #   ./ci.sh fuzz [S]   the mutation fuzzer (tests/src/bin/yazses-fuzz.rs) on the audio decoders and
 #                      the MCP line reader, S seconds each (default 60), from the seed corpus in
@@ -550,6 +551,38 @@ TOML
     echo "two mcp-servers under Wine failed the client's checks" >&2
     exit 1
   fi
+  # The dongle on a COM port: the simulator (built for Linux) writes into one end of a socat
+  # pty pair, and Wine's COM7 is the other end (a dosdevices link, as Wine maps serial ports).
+  # The capture ends where the dongle's own detector says, with the words; an unplug mid-
+  # capture and a port that is not there are errors that say so.
+  cargo build --locked -p yazses-tests --bin yazses-dongle-sim
+  sim=target/debug/yazses-dongle-sim
+  socat pty,raw,echo=0,link="$wine_dir/dongle" pty,raw,echo=0,link="$wine_dir/com7" >/dev/null 2>&1 &
+  socat_pid=$!
+  trap 'kill "$socat_pid" 2>/dev/null || true; WINEPREFIX=$wine_dir/prefix /usr/lib/wine/wineserver -k 2>/dev/null || true; rm -rf "$wine_dir"' EXIT
+  for _ in $(seq 50); do [ -e "$wine_dir/com7" ] && break; sleep 0.1; done
+  ln -sf "$(readlink -f "$wine_dir/com7")" "$WINEPREFIX/dosdevices/com7"
+  "$sim" --port "$wine_dir/dongle" --wav fixtures/speech/answer.wav --speed 4 >/dev/null 2>&1 &
+  sim_pid=$!
+  heard=$("$wine_dir/yazses" listen --source serial --serial-port COM7 --model "$model" --json)
+  grep -q '"stopped_because":"end_of_speech"' <<<"$heard" && grep -qi "smaller model" <<<"$heard" ||
+    { echo "listen under Wine from the dongle on COM7: $heard" >&2; exit 1; }
+  echo "-- listen under Wine from the dongle on COM7: $heard"
+  wait "$sim_pid"
+  "$sim" --port "$wine_dir/dongle" --wav fixtures/speech/answer.wav --speed 4 --disconnect-after-ms 2000 >/dev/null 2>&1 &
+  sim_pid=$!
+  if err=$("$wine_dir/yazses" listen --source serial --serial-port COM7 --no-transcribe 2>&1); then
+    echo "listen under Wine went on through an unplugged dongle: $err" >&2; exit 1
+  fi
+  grep -q "still plugged in" <<<"$err" || { echo "listen under Wine, the dongle unplugged: $err" >&2; exit 1; }
+  echo "-- under Wine, the dongle unplugged mid-capture: $err"
+  wait "$sim_pid" || true
+  kill "$socat_pid" 2>/dev/null || true
+  if err=$("$wine_dir/yazses" listen --source serial --serial-port COM9 --no-transcribe 2>&1); then
+    echo "listen under Wine opened a COM9 that is not there" >&2; exit 1
+  fi
+  grep -q "cannot open the dongle's port COM9" <<<"$err" || { echo "listen under Wine, no COM9: $err" >&2; exit 1; }
+  echo "-- under Wine, a COM port that is not there: $err"
   # Dictation through the control channel (a named pipe): a dictation process started under
   # Wine, driven by `yazses.exe dictate status|start` from other Wine processes, hears a
   # file microphone (jfk.wav, at its own pace) and prints the text; a second dictation

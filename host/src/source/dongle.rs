@@ -150,8 +150,10 @@ impl Link {
                         "the dongle's port {name} is held by another program ({e})"
                     ));
                 }
+                // Windows' system messages end in a full stop; the sentence goes on here.
+                let why = e.description.trim_end().trim_end_matches('.');
                 let msg = format!(
-                    "cannot open the dongle's port {name}: {e}; is it plugged in? \
+                    "cannot open the dongle's port {name}: {why}; is it plugged in? \
                      (`yazses devices` lists dongles)"
                 );
                 match e.kind() {
