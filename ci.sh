@@ -513,6 +513,13 @@ windows)
     grep -q "${bad#*:}" <<<"$err" || { echo "yazses.exe on ${bad%%:*}: $err" >&2; exit 1; }
     echo "-- under Wine, ${bad%%:*}: $err"
   done
+  # A runtime directory that cannot be used (here a file) is refused in words.
+  touch "$wine_dir/not-a-dir"
+  if err=$(YAZSES_RUNTIME_DIR="$wine_dir/not-a-dir" "$wine_dir/yazses" status 2>&1); then
+    echo "yazses.exe status ran with a file as its runtime directory" >&2; exit 1
+  fi
+  grep -q "cannot be used: it is not a directory" <<<"$err" || { echo "yazses.exe, a file as the runtime directory: $err" >&2; exit 1; }
+  echo "-- under Wine, a file as the runtime directory: $err"
   # MCP: the official Python SDK on Linux drives `wine yazses.exe mcp-server` through both
   # tools, the budget ledger and its refusals included; the question is "spoken" by cmd.exe
   # into a file, from the variable speech commands read the text from.
