@@ -35,7 +35,7 @@
 #   ./ci.sh aarch64    the 64-bit ARM Linux release (dist/yazses-aarch64-linux.tar.gz), cross-built
 #                      with gcc-aarch64-linux-gnu and run under qemu-aarch64: the x86_64 build's
 #                      vad report to the byte, its file captures to the millisecond, the
-#                      corrupt-WAV error (needs `./ci.sh model` first)
+#                      corrupt-WAV error
 #   ./ci.sh windows    the Windows build (dist/yazses-x86_64-windows.zip), cross-built with
 #                      mingw-w64 and run under Wine against the Linux build: the same words
 #                      for two recordings, and a real MCP client on Linux driving
@@ -392,7 +392,6 @@ release)
   echo "-- for comparison, the local (native) build on a Nehalem exits with status $status (132: SIGILL)"
   ;;
 aarch64)
-  assets
   rustup target add aarch64-unknown-linux-gnu
   # Debian's cross compiler (the linker is named in .cargo/config.toml), ALSA's arm64
   # headers and library for cpal (multiarch: libasound2-dev:arm64, found through its own
@@ -426,9 +425,12 @@ aarch64)
     { echo "vad on aarch64 gave another report than on x86_64" >&2; exit 1; }
   echo "-- vad on aarch64: the same report as on x86_64"
   printf '[audio]\nfile_realtime = false\n' > "$arm_dir/listen.toml"
+  cap() { # recording, then the command that runs yazses
+    local wav=$1; shift
+    "$@" --config "$arm_dir/listen.toml" listen --source file --file "$wav" --no-transcribe --json
+  }
   for wav in fixtures/speech/answer.wav fixtures/speech/thinking.flac; do
-    cap() { "$@" --config "$arm_dir/listen.toml" listen --source file --file "$wav" --no-transcribe --json; }
-    got=$(cap arm) want=$(cap "$linux")
+    got=$(cap "$wav" arm) want=$(cap "$wav" "$linux")
     [ "$got" = "$want" ] || { printf 'listen on aarch64: %s\non x86_64: %s\n' "$got" "$want" >&2; exit 1; }
     echo "-- listen --no-transcribe on aarch64, $(basename "$wav"): $got"
   done

@@ -7,7 +7,7 @@ Run by tests/tests/mcp_clients.rs, once per protocol mode and config:
         --scenario off|on|silence|cpal|serial|shared --jfk JFK_WAV --said SAID_FILE [--infile RAW]
 
 `shared` starts two servers with the same config and runtime directory (ask_human_per_hour
-= 2) and asks both at once: each hears the answer, one after the other, and a third
+= 2) and asks both at once: each hears the whole answer, and a third
 question to either is over the budget they share.
 
 Prints one line per check; exits non-zero on the first failure.
@@ -24,6 +24,7 @@ from mcp.types import Implementation
 CLIENT = "yazses-test-client"
 # The display name a client gives beside its short name: the one a person hears.
 TITLE = "Yazses Test Client"
+INFO = Implementation(name=CLIENT, title=TITLE, version="1.0")
 
 
 def check(ok, what, detail=""):
@@ -64,9 +65,8 @@ def server_params(args):
 
 async def run_shared(args):
     """Two servers, two clients, one microphone and one hourly budget."""
-    info = Implementation(name=CLIENT, title=TITLE, version="1.0")
-    async with Client(server_params(args), mode=args.mode, client_info=info) as a, \
-            Client(server_params(args), mode=args.mode, client_info=info) as b:
+    async with Client(server_params(args), mode=args.mode, client_info=INFO) as a, \
+            Client(server_params(args), mode=args.mode, client_info=INFO) as b:
         results = await asyncio.gather(
             a.call_tool("ask_human", {"question": "Which model should I ship?", "timeout_s": 40}),
             b.call_tool("ask_human", {"question": "Which model should I ship?", "timeout_s": 40}))
@@ -87,7 +87,7 @@ async def run(args):
     if args.scenario == "shared":
         return await run_shared(args)
     params = server_params(args)
-    async with Client(params, mode=args.mode, client_info=Implementation(name=CLIENT, title=TITLE, version="1.0")) as client:
+    async with Client(params, mode=args.mode, client_info=INFO) as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
         if args.scenario == "off":
             check(set(tools) == {"transcribe"}, "ask_human is absent while off", sorted(tools))
