@@ -7,14 +7,16 @@ and followed by 3 s more of the same sound; each answer clean and under one nois
 10 and 5 dB SNR (active speech power over noise power), the noise kind turning through
 white, pink, brown, mains hum and babble (sixteen other espeak-ng talkers), so every kind
 meets every SNR; plus ten recordings of noise alone (two of each kind, 6-8 s). 96 answers,
-856 words. Standard library only (noise from bench/vad/speechset.py, seeded: the same
+856 words. Then a second group: six longer answers of two sentences (14-20 words, 8-10 s
+with the noise after them), each by two voices, clean and at 20, 10 and 5 dB of babble,
+pink and brown noise (48 answers). Standard library only (noise from bench/vad/speechset.py, seeded: the same
 seed gives the same files).
 
     python3 bench/transcribe/shortset.py make OUT_DIR
     python3 bench/transcribe/shortset.py score OUT_DIR --model MODEL.bin \\
         [--beam 5 | --listen] NAME=path/to/yazses [NAME=...]
 
-`score` prints, per binary: the word errors (substitutions, deletions and insertions
+`score` prints, per binary and group: the word errors (substitutions, deletions and insertions
 against the script, counted with run.py's normalisation) by condition, the words written
 over noise alone, and the answers whose transcript says a phrase of two or more words
 three times in a row (a repetition loop). Every binary runs every file in turn, with the
@@ -51,6 +53,18 @@ ANSWERS = [
     "Delete the old branch but keep a copy of the logs from last week.",
 ]
 VOICES = [("en-us", 160, 50), ("en+m3", 150, 40), ("en-us+f3", 170, 60), ("en+f4", 155, 55)]
+# Longer answers, two sentences each (6-10 s said): where whisper ends its segment before the
+# noise after the answer ends, the rest is read again on its own, and babble read alone is
+# where whisper invents a sentence ("I'll see you in the middle, and see you in the middle").
+LONG_ANSWERS = [
+    "Yes, merge it today. The reviewers already signed off and the tests are green.",
+    "I think the second option is safer, because it keeps the old files until we know the new ones work.",
+    "Not this week. We have the release on Thursday and nobody has time to look at it properly.",
+    "Send the report to the whole team and ask them to reply before the meeting on Monday morning.",
+    "Use the quiet room on the third floor. The big one downstairs is booked all afternoon.",
+    "Keep the default settings for now, and we can tune the numbers once we have real data from users.",
+]
+LONG_KINDS = ["babble", "pink", "babble", "brown"]
 KINDS = ["white", "pink", "brown", "hum", "babble"]
 SNRS = [20, 10, 5]
 TAIL_S = 3.0
@@ -77,6 +91,19 @@ def mix(clean, lab, kind, snr, rng):
     return [s * 0.99 / peak for s in out] if peak > 0.99 else out
 
 
+def answer(text, voice, rng):
+    """`text` said by `voice` after 0.5-1 s of silence and followed by [`TAIL_S`] more, at an
+    active speech level of -20 to -30 dBFS, with its speech labels."""
+    voice, speed, pitch = voice
+    speech = ss.trim(ss.espeak(text, voice, speed, pitch))
+    lead = [0.0] * int((0.5 + 0.5 * rng.random()) * ss.RATE)
+    clean = lead + speech + [0.0] * int(TAIL_S * ss.RATE)
+    clean += [0.0] * ((-len(clean)) % ss.FRAME)
+    lab = ss.labels(clean)
+    level = -20.0 - 10.0 * rng.random()
+    return ss.scaled(clean, 10 ** (level / 10) * ss.power(clean) / ss.active_power(clean, lab)), lab
+
+
 def make(out_dir, seed):
     rng = random.Random(seed)
     os.makedirs(out_dir, exist_ok=True)
@@ -84,14 +111,7 @@ def make(out_dir, seed):
     turn = 0
     for a, text in enumerate(ANSWERS):
         for v in range(2):
-            voice, speed, pitch = VOICES[(2 * a + v) % len(VOICES)]
-            speech = ss.trim(ss.espeak(text, voice, speed, pitch))
-            lead = [0.0] * int((0.5 + 0.5 * rng.random()) * ss.RATE)
-            clean = lead + speech + [0.0] * int(TAIL_S * ss.RATE)
-            clean += [0.0] * ((-len(clean)) % ss.FRAME)
-            lab = ss.labels(clean)
-            level = -20.0 - 10.0 * rng.random()
-            clean = ss.scaled(clean, 10 ** (level / 10) * ss.power(clean) / ss.active_power(clean, lab))
+            clean, lab = answer(text, VOICES[(2 * a + v) % len(VOICES)], rng)
             base = f"a{a:02d}v{v}"
             ss.write_wav(os.path.join(out_dir, f"{base}_clean.wav"), clean)
             entries.append({"file": f"{base}_clean.wav", "text": text, "condition": "clean"})
@@ -108,6 +128,21 @@ def make(out_dir, seed):
         name = f"noise{k}_{kind}.wav"
         ss.write_wav(os.path.join(out_dir, name), nz)
         entries.append({"file": name, "text": "", "condition": "noise alone", "noise": kind})
+    # Made after the rest, so the files above stay what they were before this group existed.
+    turn = 0
+    for a, text in enumerate(LONG_ANSWERS):
+        for v in range(2):
+            clean, lab = answer(text, VOICES[(2 * a + v + 1) % len(VOICES)], rng)
+            base = f"l{a:02d}v{v}"
+            ss.write_wav(os.path.join(out_dir, f"{base}_clean.wav"), clean)
+            entries.append({"file": f"{base}_clean.wav", "text": text, "condition": "clean", "group": "long"})
+            for snr in SNRS:
+                kind = LONG_KINDS[turn % len(LONG_KINDS)]
+                turn += 1
+                name = f"{base}_{kind}_{snr}db.wav"
+                ss.write_wav(os.path.join(out_dir, name), mix(clean, lab, kind, snr, rng))
+                entries.append({"file": name, "text": text, "condition": f"{snr} dB", "noise": kind,
+                                "group": "long"})
     with open(os.path.join(out_dir, "manifest.json"), "w") as f:
         json.dump({"seed": seed, "files": entries}, f, indent=1)
     print(f"wrote {len(entries)} files to {out_dir}")
@@ -154,28 +189,36 @@ def score(set_dir, model, beam, binaries, show, listen):
     with open(os.path.join(set_dir, "manifest.json")) as f:
         entries = json.load(f)["files"]
     conditions = ["clean"] + [f"{s} dB" for s in SNRS]
-    totals = {name: {c: 0 for c in conditions + ["noise alone"]} for name, _ in binaries}
+    groups = sorted({e.get("group", "short") for e in entries}, key=lambda g: g != "short")
+    totals = {(name, g): {c: 0 for c in conditions + ["noise alone"]} for name, _ in binaries for g in groups}
     loops = {name: [] for name, _ in binaries}
     for e in entries:
         path = os.path.join(set_dir, e["file"])
         for name, binary in binaries:
             heard = transcribe(binary, model, beam, path, listen)
             n = errors(e["text"], heard) if e["text"] else len(words(heard))
-            totals[name][e["condition"]] += n
+            totals[(name, e.get("group", "short"))][e["condition"]] += n
             if looped(heard):
                 loops[name].append(e["file"])
             if show and n:
                 print(f"  {name} {e['file']}: {n}: {heard!r}", file=sys.stderr, flush=True)
-    words_total = {c: sum(len(words(e["text"])) for e in entries if e["condition"] == c) for c in conditions}
     how = "listen (the live path: greedy, the window fit to the capture)" if listen else f"transcribe, beam {beam}"
-    print(f"{how}; word errors of {sum(words_total.values())} words "
-          f"({', '.join(f'{c} {words_total[c]}' for c in conditions)})")
-    print("| binary | " + " | ".join(conditions) + " | all answers | words over noise alone | loops |")
-    print("|---" * (len(conditions) + 4) + "|")
-    for name, _ in binaries:
-        t = totals[name]
-        print(f"| {name} | " + " | ".join(str(t[c]) for c in conditions)
-              + f" | {sum(t[c] for c in conditions)} | {t['noise alone']} | {len(loops[name])} |")
+    for g in groups:
+        mine = [e for e in entries if e.get("group", "short") == g]
+        words_total = {c: sum(len(words(e["text"])) for e in mine if e["condition"] == c) for c in conditions}
+        title = "short answers" if g == "short" else "longer answers (two sentences)"
+        print(f"{how}; {title}: word errors of {sum(words_total.values())} words "
+              f"({', '.join(f'{c} {words_total[c]}' for c in conditions)})")
+        alone = any(e["condition"] == "noise alone" for e in mine)
+        print("| binary | " + " | ".join(conditions) + " | all answers |"
+              + (" words over noise alone |" if alone else ""))
+        print("|---" * (len(conditions) + 2 + alone) + "|")
+        for name, _ in binaries:
+            t = totals[(name, g)]
+            print(f"| {name} | " + " | ".join(str(t[c]) for c in conditions)
+                  + f" | {sum(t[c] for c in conditions)} |" + (f" {t['noise alone']} |" if alone else ""))
+    print("answers with a phrase of two or more words three times in a row (a loop): "
+          + ", ".join(f"{name} {len(files)}" for name, files in loops.items()))
     for name, files in loops.items():
         if files:
             print(f"{name} looped on: {', '.join(files)}")

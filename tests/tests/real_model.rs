@@ -491,14 +491,30 @@ fn the_cli_prints_one_json_object_per_file_and_nothing_else_on_stdout() {
         let keys: Vec<_> = v.as_object().unwrap().keys().cloned().collect();
         assert_eq!(
             keys,
-            ["audio_ms", "file", "heard", "model", "segments", "text"]
+            [
+                "audio_ms", "dropped", "file", "heard", "model", "segments", "text"
+            ]
         );
         assert_eq!(v["file"], file.to_str().unwrap());
         assert_eq!(v["heard"], true);
         for s in v["segments"].as_array().unwrap() {
             let keys: Vec<_> = s.as_object().unwrap().keys().cloned().collect();
-            assert_eq!(keys, ["end_ms", "start_ms", "text"]);
+            assert_eq!(
+                keys,
+                [
+                    "avg_logprob",
+                    "end_ms",
+                    "no_speech_prob",
+                    "start_ms",
+                    "text"
+                ]
+            );
+            let no_speech = s["no_speech_prob"].as_f64().unwrap();
+            assert!((0.0..=1.0).contains(&no_speech), "{s}");
+            assert!(s["avg_logprob"].as_f64().unwrap() <= 0.0, "{s}");
         }
+        // Clean speech: the hallucination guard leaves nothing out.
+        assert_eq!(v["dropped"], serde_json::json!([]), "{line}");
     }
     assert!(
         !stderr.contains("whisper_"),
@@ -694,6 +710,82 @@ fn the_same_file_gives_the_same_text_every_time_in_one_engine_and_across_process
     }
 }
 
+/// `answer` followed by `tail_s` seconds more, the whole under babble at about `snr_db`:
+/// six talkers, each the sentence fixture from its own point.
+fn answer_in_babble(answer: &[i16], tail_s: usize, snr_db: f64) -> Vec<i16> {
+    let limits = yazses::audio::Limits::default();
+    let talk = yazses::audio::read(&repo_root().join("fixtures/speech/sentences.flac"), &limits)
+        .unwrap()
+        .samples;
+    let len = answer.len() + tail_s * 16_000;
+    let babble: Vec<f64> = (0..len)
+        .map(|i| {
+            (0..6)
+                .map(|k| f64::from(talk[(i + k * 97_003) % talk.len()]))
+                .sum()
+        })
+        .collect();
+    let rms = |x: &mut dyn Iterator<Item = f64>| {
+        let (sum, n) = x.fold((0.0, 0usize), |(s, n), v| (s + v * v, n + 1));
+        (sum / n.max(1) as f64).sqrt()
+    };
+    let speech = rms(&mut answer
+        .iter()
+        .map(|&s| f64::from(s))
+        .filter(|s| s.abs() > 300.0));
+    let gain = speech / rms(&mut babble.iter().copied()) / 10f64.powf(snr_db / 20.0);
+    (0..len)
+        .map(|i| {
+            let a = answer.get(i).map_or(0.0, |&s| f64::from(s));
+            (a + gain * babble[i]).clamp(-32768.0, 32767.0) as i16
+        })
+        .collect()
+}
+
+/// Babble after an answer was read as a sentence: at 10 dB with 5 s of it, the windower
+/// cuts the answer from the babble in a lull, and whisper, prompted with the answer's
+/// words, wrote "And we'll be on Friday, and we'll be on Friday, and we'll be on Friday."
+/// over the babble alone (the hallucination guard leaves it out: whisper was unsure of
+/// words over a window the detector heard speech in 16 % of). Whatever whisper makes of the
+/// babble, the transcript holds the answer and nothing after it, read as a file and heard
+/// as a spoken answer.
+#[test]
+fn babble_after_an_answer_adds_no_words_to_it() {
+    let answer = yazses::audio::read(
+        &repo_root().join("fixtures/speech/answer.wav"),
+        &yazses::audio::Limits::default(),
+    )
+    .unwrap()
+    .samples;
+    let truth = std::fs::read_to_string(repo_root().join("fixtures/speech/answer.txt")).unwrap();
+    let said = yazses_tests::wer::normalise(&truth).len();
+    for (snr_db, tail_s) in [(20.0, 3), (10.0, 3), (10.0, 5)] {
+        let mixed = answer_in_babble(&answer, tail_s, snr_db);
+        let path = scratch().join(format!("answer_babble_{snr_db}_{tail_s}.wav"));
+        write_wav(&path, &mixed);
+        let t = transcribe_file(engine(), &path, &options(), |_| {}).unwrap();
+        eprintln!("{snr_db} dB: {:?}; dropped: {:?}", t.text, t.dropped);
+        let heard = yazses_tests::wer::normalise(&t.text).len();
+        assert!(heard <= said + 1, "{snr_db} dB: words added: {:?}", t.text);
+        assert!(wer(&truth, &t.text) < 0.35, "{snr_db} dB: {:?}", t.text);
+        let answer_end_ms = answer.len() as u64 * 1000 / 16_000;
+        for s in &t.segments {
+            assert!(
+                s.start_ms < answer_end_ms,
+                "{snr_db} dB: a segment in the tail: {s:?}"
+            );
+        }
+        // The live path (ask_human, dictation): the capture ends at the end of speech, and
+        // what it kept is read whole.
+        let live = listen_to("fixed", &path, None);
+        eprintln!("{snr_db} dB, live: {live}");
+        let text = live["text"].as_str().unwrap();
+        let heard = yazses_tests::wer::normalise(text).len();
+        assert!(heard <= said + 1, "{snr_db} dB live: words added: {text:?}");
+        assert!(wer(&truth, text) < 0.35, "{snr_db} dB live: {text:?}");
+    }
+}
+
 /// Where the prosody model is for a test: the fetched one (`voice`), or nowhere, so that
 /// the words decide alone whatever the machine has installed.
 fn models_dir(voice: bool) -> PathBuf {
@@ -707,17 +799,27 @@ fn models_dir(voice: bool) -> PathBuf {
 /// `yazses listen --json` over a fixture played as the microphone, under `[turn] mode`,
 /// with the prosody model complete at `voice` or without it.
 fn listen_under(turn: &str, fixture: &str, voice: Option<f32>) -> serde_json::Value {
+    listen_to(
+        turn,
+        &repo_root().join("fixtures/speech").join(fixture),
+        voice,
+    )
+}
+
+/// `yazses listen --json` with `file` played as the microphone (in real time), ending
+/// the turn the `turn` way.
+fn listen_to(turn: &str, file: &Path, voice: Option<f32>) -> serde_json::Value {
+    let fixture = file.file_stem().unwrap().to_string_lossy();
     let name = format!("turn-{turn}-{fixture}-{voice:?}");
     let config = scratch().join(format!("{name}.toml"));
     let threshold = voice.map_or(String::new(), |t| format!("prosody_threshold = {t}\n"));
     std::fs::write(&config, format!("[turn]\n{threshold}")).unwrap();
-    let file = repo_root().join("fixtures/speech").join(fixture);
     let out = Command::new(yazses_bin())
         .arg("--config")
         .arg(&config)
         .args(["listen", "--source", "file", "--json", "--turn", turn])
         .arg("--file")
-        .arg(&file)
+        .arg(file)
         .arg("--model")
         .arg(model_path())
         .env("YAZSES_MODEL_DIR", models_dir(voice.is_some()))

@@ -26,6 +26,7 @@ use crate::model::ggml;
 
 mod clean;
 pub mod gate;
+mod guard;
 mod lane;
 mod one_step;
 mod params;
@@ -34,6 +35,7 @@ mod progress;
 mod window;
 
 use gate::Waiting;
+pub use guard::Reason;
 use lane::Lane;
 use pass::Pass;
 
@@ -68,8 +70,8 @@ impl Progress {
     }
 }
 
-/// A stretch of the transcript, with its times in the audio.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+/// A stretch of the transcript, with its times in the audio and how sure whisper was.
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Segment {
     /// Start, in milliseconds from the start of the audio.
     pub start_ms: u64,
@@ -77,15 +79,39 @@ pub struct Segment {
     pub end_ms: u64,
     /// The words, trimmed.
     pub text: String,
+    /// whisper's probability that the audio it read with this segment holds no speech.
+    pub no_speech_prob: f32,
+    /// The mean log-probability of the segment's text tokens (0 is certain; whisper.cpp
+    /// calls a decoding under -1 unsure).
+    pub avg_logprob: f32,
+}
+
+/// Words whisper wrote that the hallucination guard left out of the transcript, and why.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Dropped {
+    /// The segment's start, in milliseconds from the start of the audio.
+    pub start_ms: u64,
+    /// Its end, in milliseconds.
+    pub end_ms: u64,
+    /// The words left out: the whole segment's, or a loop's repeats.
+    pub text: String,
+    /// Why.
+    pub reason: Reason,
+    /// whisper's no-speech probability for the segment's audio.
+    pub no_speech_prob: f32,
+    /// The mean log-probability of the segment's text tokens.
+    pub avg_logprob: f32,
 }
 
 /// The result of transcribing one recording.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Transcript {
     /// All segments' text, joined by spaces.
     pub text: String,
     /// The segments, in order.
     pub segments: Vec<Segment>,
+    /// What the hallucination guard left out, in order; empty when it kept everything.
+    pub dropped: Vec<Dropped>,
     /// The model's name (its file name without `ggml-` and `.bin`).
     pub model: String,
     /// Length of the audio, in milliseconds.
@@ -528,13 +554,18 @@ mod tests {
                     start_ms: 0,
                     end_ms: 1500,
                     text: "Hello there.".into(),
+                    no_speech_prob: 0.01,
+                    avg_logprob: -0.25,
                 },
                 Segment {
                     start_ms: 3_725_040,
                     end_ms: 3_727_000,
                     text: "General --> Kenobi.".into(),
+                    no_speech_prob: 0.01,
+                    avg_logprob: -0.5,
                 },
             ],
+            dropped: Vec::new(),
             model: "tiny.en".into(),
             audio_ms: 3_727_500,
             heard: true,
@@ -565,7 +596,10 @@ mod tests {
     fn json_has_the_documented_keys_and_omits_language_for_english_models() {
         let v = serde_json::to_value(sample()).unwrap();
         let keys: Vec<_> = v.as_object().unwrap().keys().cloned().collect();
-        assert_eq!(keys, ["audio_ms", "heard", "model", "segments", "text"]);
+        assert_eq!(
+            keys,
+            ["audio_ms", "dropped", "heard", "model", "segments", "text"]
+        );
         assert_eq!(v["segments"][1]["start_ms"], 3_725_040);
     }
 }

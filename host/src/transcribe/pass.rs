@@ -19,11 +19,12 @@ use whisper_rs::WhisperState;
 use yazses_core::frame::{FRAME_SAMPLES, SAMPLE_RATE_HZ};
 
 use super::clean::without_annotations;
+use super::guard::{self, Evidence, Verdict};
 use super::one_step::OneStep;
 use super::params::{cancelled, params};
 use super::progress::Reporter;
 use super::window::{Taken, Window, Windower};
-use super::{Model, Options, Progress, Segment, TranscribeError, Transcript};
+use super::{Dropped, Model, Options, Progress, Segment, TranscribeError, Transcript};
 
 /// A transcription in progress.
 pub(crate) struct Pass<'m> {
@@ -40,6 +41,11 @@ struct Run<'m> {
     /// Made at the first window with speech; reused for the rest of the recording.
     state: Option<WhisperState>,
     segments: Vec<Segment>,
+    /// What the hallucination guard left out.
+    dropped: Vec<Dropped>,
+    /// Where the window whose left-out tail is being read again ended (ms): segments
+    /// starting before it were read from that tail alone.
+    rest_until_ms: Option<u64>,
     /// The previous window's text tokens, the next window's prompt.
     prompt: Vec<c_int>,
     /// 16 kHz samples fed so far.
@@ -69,6 +75,8 @@ impl<'m> Pass<'m> {
                 language,
                 state: None,
                 segments: Vec::new(),
+                dropped: Vec::new(),
+                rest_until_ms: None,
                 prompt: Vec::new(),
                 fed: 0,
                 expected: None,
@@ -124,6 +132,7 @@ impl<'m> Pass<'m> {
         Ok(Transcript {
             text,
             segments: run.segments,
+            dropped: run.dropped,
             model: run.model.name.clone(),
             audio_ms,
             heard: run.heard,
@@ -167,7 +176,8 @@ impl Run<'_> {
         }
         self.heard = true;
         self.windows += 1;
-        let mut step = self.whisper(w, true)?;
+        let rest_until_ms = self.rest_until_ms.take();
+        let mut step = self.whisper(w, true, rest_until_ms)?;
         let frame = step.reached / FRAME_SAMPLES;
         if frame < MIN_STEP_FRAMES && (step.more_steps || step.dropped) {
             // whisper's first step gave no words (it judged them no speech, or wrote only
@@ -177,7 +187,7 @@ impl Run<'_> {
                 at_ms = w.start_ms(),
                 "whisper's first step gave nothing; the window goes through in its own steps"
             );
-            step = self.whisper(w, false)?;
+            step = self.whisper(w, false, rest_until_ms)?;
             self.keep(step);
             return Ok(Taken::All);
         }
@@ -202,6 +212,7 @@ impl Run<'_> {
             at_ms = w.frame_ms(frame),
             "whisper stopped before the end of a window with speech; the rest goes again"
         );
+        self.rest_until_ms = Some(w.end_ms());
         Ok(Taken::Upto(frame))
     }
 
@@ -212,13 +223,20 @@ impl Run<'_> {
     /// Adds a step's words to the transcript and makes them the next prompt.
     fn keep(&mut self, step: Step) {
         append_in_order(&mut self.segments, step.segments);
+        self.dropped.extend(step.left_out);
         self.prompt = step.prompt;
     }
 
     /// Runs whisper over window `w`, prompted with the words so far: its first 30 s step
     /// only when `one_step` (reading on into the audio after the window's cut), else every
-    /// step whisper.cpp takes over the window alone.
-    fn whisper(&mut self, w: &Window, one_step: bool) -> Result<Step, TranscribeError> {
+    /// step whisper.cpp takes over the window alone. Segments starting before
+    /// `rest_until_ms` are read from a left-out tail alone.
+    fn whisper(
+        &mut self,
+        w: &Window,
+        one_step: bool,
+        rest_until_ms: Option<u64>,
+    ) -> Result<Step, TranscribeError> {
         let rate = u64::from(SAMPLE_RATE_HZ);
         let ahead: &[i16] = if one_step && !self.options.fit_context {
             w.ahead()
@@ -298,27 +316,36 @@ impl Run<'_> {
             let text = seg
                 .to_str_lossy()
                 .map_err(|e| TranscribeError::Whisper(e.to_string()))?;
+            let plogs: Vec<f32> = (0..seg.n_tokens())
+                .filter_map(|t| seg.get_token(t))
+                .filter(|t| t.token_id() < eot)
+                .map(|t| t.token_data().plog)
+                .collect();
+            let end = at(seg.end_timestamp()).max(start);
+            let evidence = Evidence {
+                no_speech: seg.no_speech_probability(),
+                avg_logprob: plogs.iter().sum::<f32>() / plogs.len().max(1) as f32,
+                heard: w.speech_share(start, end),
+                tail: rest_until_ms.is_some_and(|until| start < until),
+            };
             // What whisper made of the segment, for judging hallucinations; never its words
-            // (logs keep content out). Read only when the debug log is on.
-            if tracing::enabled!(tracing::Level::DEBUG) {
-                let plogs: Vec<f32> = (0..seg.n_tokens())
-                    .filter_map(|t| seg.get_token(t))
-                    .filter(|t| t.token_id() < eot)
-                    .map(|t| t.token_data().plog)
-                    .collect();
-                tracing::debug!(
-                    start_ms = start,
-                    no_speech = seg.no_speech_probability(),
-                    mean_logprob = plogs.iter().sum::<f32>() / plogs.len().max(1) as f32,
-                    min_logprob = plogs.iter().copied().fold(0.0f32, f32::min),
-                    "segment"
-                );
-            }
+            // (logs keep content out).
+            tracing::debug!(
+                start_ms = start,
+                end_ms = end,
+                no_speech = evidence.no_speech,
+                mean_logprob = evidence.avg_logprob,
+                min_logprob = plogs.iter().copied().fold(0.0f32, f32::min),
+                heard = evidence.heard,
+                tail = evidence.tail,
+                "segment"
+            );
             pieces.push(Piece {
                 start_ms: start,
-                end_ms: at(seg.end_timestamp()).max(start),
+                end_ms: end,
                 text: without_annotations(&text),
                 tokens,
+                evidence,
             });
         }
         let dropped = !ahead.is_empty() && drop_edge(&mut pieces, end_ms);
@@ -333,20 +360,15 @@ impl Run<'_> {
         let reached = ((reached_ms * rate / 1000).saturating_sub(w.start)) as usize;
         let mut step = Step {
             segments: Vec::new(),
+            left_out: Vec::new(),
             prompt: Vec::new(),
             reached: reached.min(fed),
             more_steps,
             dropped,
         };
+        let before = self.segments.last().map(|s| s.text.clone());
         for p in pieces {
-            step.prompt.extend(p.tokens);
-            if !p.text.is_empty() {
-                step.segments.push(Segment {
-                    start_ms: p.start_ms,
-                    end_ms: p.end_ms,
-                    text: p.text,
-                });
-            }
+            step.take(p, before.as_deref());
         }
         Ok(step)
     }
@@ -373,6 +395,8 @@ struct Piece {
     text: String,
     /// Its words and timestamp tokens, for the next prompt.
     tokens: Vec<c_int>,
+    /// What the hallucination guard judges it by.
+    evidence: Evidence,
 }
 
 /// How close to the end of the audio whisper read (ms) a segment may end and still be
@@ -402,6 +426,8 @@ fn drop_edge(pieces: &mut Vec<Piece>, end_ms: u64) -> bool {
 struct Step {
     /// Its segments with words, on the recording's clock.
     segments: Vec<Segment>,
+    /// What the hallucination guard left out of them.
+    left_out: Vec<Dropped>,
     /// Its words and timestamp tokens: the next window's prompt.
     prompt: Vec<c_int>,
     /// How far (samples of the window) its segments reach, descriptions of the audio too.
@@ -412,6 +438,56 @@ struct Step {
     dropped: bool,
 }
 
+impl Step {
+    /// Takes a segment as the hallucination guard judges it, after the step's segments so
+    /// far or, for its first, `before_step` (the transcript's last segment): kept whole
+    /// (its tokens prompting the next window), shortened, or left out. A segment that was not kept
+    /// whole does not prompt the next window: a loop or invented sentence carried on as
+    /// context invites another.
+    fn take(&mut self, p: Piece, before_step: guard::Before<'_>) {
+        if p.text.is_empty() {
+            self.prompt.extend(p.tokens);
+            return;
+        }
+        let before = self.segments.last().map(|s| s.text.as_str());
+        let verdict = guard::judge(&p.text, &p.evidence, before.or(before_step));
+        let segment = |text: String| Segment {
+            start_ms: p.start_ms,
+            end_ms: p.end_ms,
+            text,
+            no_speech_prob: p.evidence.no_speech,
+            avg_logprob: p.evidence.avg_logprob,
+        };
+        let dropped = |text: String, reason| Dropped {
+            start_ms: p.start_ms,
+            end_ms: p.end_ms,
+            text,
+            reason,
+            no_speech_prob: p.evidence.no_speech,
+            avg_logprob: p.evidence.avg_logprob,
+        };
+        match verdict {
+            Verdict::Keep => {
+                self.prompt.extend(p.tokens);
+                self.segments.push(segment(p.text));
+            }
+            Verdict::Shorten { kept, left_out } => {
+                tracing::debug!(start_ms = p.start_ms, "the guard said a loop once");
+                self.left_out.push(dropped(left_out, guard::Reason::Repeat));
+                self.segments.push(segment(kept));
+            }
+            Verdict::Drop(reason) => {
+                tracing::debug!(
+                    start_ms = p.start_ms,
+                    ?reason,
+                    "the guard left a segment out"
+                );
+                self.left_out.push(dropped(p.text.clone(), reason));
+            }
+        }
+    }
+}
+
 /// A step that reached less far than this (frames: 1 s) is taken as all whisper will
 /// give, so a window cannot come back again and again for a word at a time.
 const MIN_STEP_FRAMES: usize = 100;
@@ -420,7 +496,7 @@ const RETRY_TAIL_SAMPLES: usize = 2 * SAMPLE_RATE_HZ as usize;
 
 #[cfg(test)]
 mod tests {
-    use super::{Piece, Segment, append_in_order, drop_edge};
+    use super::{Evidence, Piece, Segment, append_in_order, drop_edge};
 
     #[test]
     fn a_window_that_starts_back_in_a_pause_does_not_overlap_the_words_before() {
@@ -428,6 +504,8 @@ mod tests {
             start_ms,
             end_ms,
             text: "x".into(),
+            no_speech_prob: 0.0,
+            avg_logprob: 0.0,
         };
         let mut kept = vec![seg(0, 4_000), seg(4_000, 28_500)];
         // The next window starts at 27.66 s, whisper's first timestamp 0.00.
@@ -452,6 +530,12 @@ mod tests {
                 end_ms,
                 text: format!("{start_ms}"),
                 tokens: vec![start_ms as i32],
+                evidence: Evidence {
+                    no_speech: 0.0,
+                    avg_logprob: 0.0,
+                    heard: None,
+                    tail: false,
+                },
             })
             .collect()
     }

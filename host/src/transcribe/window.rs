@@ -210,6 +210,23 @@ impl Window {
         (self.start + self.audio.samples.len() as u64) * 1000 / u64::from(SAMPLE_RATE_HZ)
     }
 
+    /// The share of the 10 ms frames from `start_ms` to `end_ms` (on the audio's own
+    /// clock) that the detector called speech; `None` for a span of no length, or one in
+    /// the audio read ahead of the window, whose verdicts it does not keep.
+    pub fn speech_share(&self, start_ms: u64, end_ms: u64) -> Option<f32> {
+        let frame = |ms: u64| (ms.saturating_sub(self.start_ms()) / 10) as usize;
+        let (from, to) = (frame(start_ms), frame(end_ms).min(self.frames()));
+        if to <= from {
+            return None;
+        }
+        let speech: usize = self
+            .runs
+            .iter()
+            .map(|r| r.end.min(to).saturating_sub(r.start.max(from)))
+            .sum();
+        Some(speech as f32 / (to - from) as f32)
+    }
+
     /// Whether the detector heard at least the endpoint policy's minimum run of speech.
     pub fn speech(&self) -> bool {
         self.speech_from(0)
