@@ -408,10 +408,10 @@ aarch64)
   tar -C dist -czf dist/yazses-aarch64-linux.tar.gz yazses-aarch64-linux
   echo "-- dist/yazses-aarch64-linux.tar.gz: $(du -h dist/yazses-aarch64-linux.tar.gz | cut -f1); it needs: $(aarch64-linux-gnu-readelf -d "$out/yazses" | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p' | tr '\n' ' ')"
   # The build, unpacked, runs under qemu-aarch64 with Debian's arm64 libraries as its root.
-  # What runs there is what does not transcribe: `transcribe` under qemu-aarch64 7.2 spins
-  # on its main thread once the model is loaded, before it reads the recording (a corrupt
-  # WAV not refused within a minute), so its words are compared on an ARM machine, not
-  # here (docs/platforms.md).
+  # What runs there is what starts no thread: under qemu-aarch64 here the first thread a
+  # process starts never starts (a bare C pthread_create hangs the same way, under QEMU
+  # 7.2 and 10.0), and `transcribe` starts its workers once the model is loaded, so its
+  # words are compared on an ARM machine, not here (docs/platforms.md).
   cargo build --release --locked -p yazses
   linux=target/release/yazses
   arm_dir=$(mktemp -d)
