@@ -24,9 +24,9 @@ pub enum Reason {
     /// The detector heard no speech under the segment at all.
     NotHeard,
     /// Words whisper was unsure of (mean token log-probability under [`THIN_LOGPROB`])
-    /// over audio the detector heard little speech in (under [`THIN_SPEECH`] of its
-    /// frames), or over a window's left-out tail read again on its own: noise after an
-    /// answer, read as a sentence.
+    /// after other words, over audio the detector heard little speech in (under
+    /// [`THIN_SPEECH`] of its frames), or over a window's left-out tail read again on its
+    /// own: noise after an answer, read as a sentence.
     UnsureOverNoise,
     /// A phrase of two or more words written three times or more in a row (the repeats
     /// after its first time), or a segment that only says again the words that end the
@@ -92,7 +92,9 @@ pub(crate) fn judge(text: &str, e: &Evidence, before: Before<'_>) -> Verdict {
     if e.heard == Some(0.0) {
         return Verdict::Drop(Reason::NotHeard);
     }
-    let thin = e.tail || e.heard.is_some_and(|h| h < THIN_SPEECH);
+    // A transcript's first words are what was asked for, and a one-word answer fills
+    // little of the window it is read in: only words after words are judged thin.
+    let thin = e.tail || (before.is_some() && e.heard.is_some_and(|h| h < THIN_SPEECH));
     if thin && e.avg_logprob < THIN_LOGPROB {
         return Verdict::Drop(Reason::UnsureOverNoise);
     }
@@ -279,21 +281,25 @@ mod tests {
             avg_logprob: -0.8,
             ..sure()
         };
+        let answer = Some("Yes, use the smaller model, and ship it on Friday.");
         assert_eq!(
-            judge("And we'll be on Friday.", &babble, None),
+            judge("I am sure I'll be on the other side.", &babble, answer),
             Verdict::Drop(Reason::UnsureOverNoise)
         );
+        // A transcript's first words are not judged thin: "Okay." said once in a window
+        // of silence around it.
+        assert_eq!(judge("Okay.", &babble, None), Verdict::Keep);
         // Sure words over thin speech, or unsure words over speech, stay.
         let sure_words = Evidence {
             avg_logprob: -0.3,
             ..babble
         };
-        assert_eq!(judge("Yes.", &sure_words, None), Verdict::Keep);
+        assert_eq!(judge("Yes.", &sure_words, answer), Verdict::Keep);
         let over_speech = Evidence {
             heard: Some(0.5),
             ..babble
         };
-        assert_eq!(judge("Yes.", &over_speech, None), Verdict::Keep);
+        assert_eq!(judge("Yes.", &over_speech, answer), Verdict::Keep);
     }
 
     #[test]
