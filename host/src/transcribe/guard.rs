@@ -17,16 +17,16 @@ use serde::Serialize;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Reason {
-    /// whisper itself judged the audio silent (no-speech probability over
-    /// [`NO_SPEECH_PROB`]) and was unsure of the words (mean token log-probability under
-    /// [`UNSURE_LOGPROB`]): whisper.cpp's own rule, applied per segment.
+    /// whisper itself judged the audio silent (no-speech probability over 0.6) and was
+    /// unsure of the words (mean token log-probability under -1): whisper.cpp's own rule,
+    /// applied per segment.
     NoSpeech,
     /// The detector heard no speech under the segment at all.
     NotHeard,
-    /// Words whisper was unsure of (mean token log-probability under [`THIN_LOGPROB`])
-    /// after other words, over audio the detector heard little speech in (under
-    /// [`THIN_SPEECH`] of its frames), or over a window's left-out tail read again on its
-    /// own: noise after an answer, read as a sentence.
+    /// Words whisper was unsure of (mean token log-probability under -0.7) after other
+    /// words, over audio the detector heard little speech in (under a quarter of its
+    /// frames), or over a window's left-out tail read again on its own: noise after an
+    /// answer, read as a sentence.
     UnsureOverNoise,
     /// A phrase of two or more words written three times or more in a row (the repeats
     /// after its first time), or a segment that only says again the words that end the
