@@ -38,8 +38,9 @@ pub(crate) fn without_repeats(text: &str) -> String {
     out.trim().to_owned()
 }
 
-/// What a phrase says, for [`without_repeats`]: its words, lower case, without punctuation.
-fn words_key(phrase: &str) -> String {
+/// What a phrase says, for [`without_repeats`] and the guard's loops and echoes: its words,
+/// lower case, without punctuation.
+pub(super) fn words_key(phrase: &str) -> String {
     phrase
         .chars()
         .filter(|c| c.is_alphanumeric() || c.is_whitespace())

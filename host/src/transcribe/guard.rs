@@ -13,6 +13,8 @@
 
 use serde::Serialize;
 
+use super::clean::words_key as key;
+
 /// Why a segment, or part of one, was left out of a transcript.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -69,18 +71,18 @@ pub(crate) enum Verdict {
 }
 
 /// whisper.cpp's no-speech threshold.
-pub(crate) const NO_SPEECH_PROB: f32 = 0.6;
+const NO_SPEECH_PROB: f32 = 0.6;
 /// whisper.cpp's threshold of an unsure decoding: a mean token log-probability under it.
-pub(crate) const UNSURE_LOGPROB: f32 = -1.0;
+const UNSURE_LOGPROB: f32 = -1.0;
 /// Over thin speech, a segment is kept only when whisper is at least this sure of it (mean
 /// token log-probability). Of the 301 segments whisper wrote on bench/transcribe/shortset.py
 /// (beam 5 and greedy), 20 are under it; the one of them over thin speech is over noise
 /// alone.
-pub(crate) const THIN_LOGPROB: f32 = -0.7;
+const THIN_LOGPROB: f32 = -0.7;
 /// Speech is thin under a segment when the detector heard it in fewer of its frames than
 /// this. On the same set, every segment over an answer has 0.28 or more, nearly all 0.48
 /// or more.
-pub(crate) const THIN_SPEECH: f32 = 0.25;
+const THIN_SPEECH: f32 = 0.25;
 /// The fewest times in a row a phrase must come to be a loop.
 const LOOP_TIMES: usize = 3;
 
@@ -174,14 +176,6 @@ fn loop_at(keys: &[String], i: usize) -> Option<(usize, usize)> {
         let len = period + repeats;
         (len >= (LOOP_TIMES - 1) * period + 2).then_some((period, len))
     })
-}
-
-/// A word as compared for loops: its letters and digits, lower case.
-fn key(word: &str) -> String {
-    word.chars()
-        .filter(|c| c.is_alphanumeric())
-        .flat_map(char::to_lowercase)
-        .collect()
 }
 
 #[cfg(test)]

@@ -366,9 +366,9 @@ impl Run<'_> {
             more_steps,
             dropped,
         };
-        let before = self.segments.last().map(|s| s.text.clone());
+        let before = self.segments.last().map(|s| s.text.as_str());
         for p in pieces {
-            step.take(p, before.as_deref());
+            step.take(p, before);
         }
         Ok(step)
     }
