@@ -14,10 +14,16 @@ Until 2026-12-04 the answers had no noise floor and no tail, and the end was the
 end: espeak's quiet last 0.4 s counted as speech, and the digital silence after it held
 our detector's level up for about 0.5 s more (see docs/benchmarks.md).
 
-Two policies, each in its own server, the same microphone and model:
-- `smart` (`[turn] mode = "smart"`): the end of turn is judged from the partial transcript
-  at 300 ms of silence, and a finished answer's transcript is returned as it is;
+Three policies, each in its own server, the same microphone and model:
+- `smart` (`[turn] mode = "smart"`, the default): the end of turn is judged from the
+  partial transcript (and the voice, when `yazses model fetch smart-turn` installed it) at
+  300 ms of silence, a finished answer stops at `min_end_silence_ms` (900 ms), and its
+  transcript is returned as it is;
+- `smart, 300 ms`: the same with `min_end_silence_ms = 300` (the default until
+  2026-12-06): sooner, and a second sentence after a breath is cut off;
 - `fixed` (`[turn] mode = "fixed"`): 1.2 s of silence, then the transcription.
+The last answer is two sentences with a 0.8 s breath between them (said apart and joined):
+its "heard" columns show which policies kept the second.
 (docs/benchmarks.md also has the numbers against a fixed 15 s listening window.)
 
     cargo build --release -p yazses
@@ -38,23 +44,41 @@ import wave
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 ANSWERS = {
-    "2 s": "Yes, go ahead.",
-    "5 s": "Use the smaller model for now, and ship it on Friday.",
-    "10 s": "Keep the current release, but move the meeting to Thursday afternoon, "
-            "and send the report to everyone before the end of the month.",
+    "2 s": ["Yes, go ahead."],
+    "5 s": ["Use the smaller model for now, and ship it on Friday."],
+    "10 s": ["Keep the current release, but move the meeting to Thursday afternoon, "
+             "and send the report to everyone before the end of the month."],
+    "two sentences, 0.8 s breath": ["Yes, use the smaller model.", "And ship it on Friday."],
 }
+
+BREATH_S = 0.8
+
+POLICIES = [("smart", "smart", ""), ("smart, 300 ms", "smart", "min_end_silence_ms = 300\n"),
+            ("fixed 1.2 s", "fixed", "")]
 
 
 LEAD_S = 1.0
 
 
-def make_answer(text, path):
-    """Writes the answer's recording; returns where its speech ends, in seconds."""
+def make_answer(parts, path):
+    """Writes the answer's recording (its parts said apart, BREATH_S between them);
+    returns where its speech ends, in seconds."""
     with tempfile.TemporaryDirectory() as tmp:
         sox = lambda *a: subprocess.run(["sox", "-D", *a], check=True)
         silence = ["-r", "16000", "-c", "1", "-b", "16"]
-        subprocess.run(["espeak-ng", "-v", "en-us", "-s", "150", "-w", f"{tmp}/raw.wav", text], check=True)
-        sox(f"{tmp}/raw.wav", *silence, f"{tmp}/s.wav")
+        said = []
+        for k, text in enumerate(parts):
+            subprocess.run(["espeak-ng", "-v", "en-us", "-s", "150", "-w", f"{tmp}/raw{k}.wav", text],
+                           check=True)
+            sox(f"{tmp}/raw{k}.wav", *silence, f"{tmp}/p{k}.wav")
+            if k:
+                said.append(f"{tmp}/breath.wav")
+            said.append(f"{tmp}/p{k}.wav")
+        sox("-n", *silence, f"{tmp}/breath.wav", "trim", "0", str(BREATH_S))
+        if len(said) == 1:
+            sox(said[0], f"{tmp}/s.wav")
+        else:
+            sox(*said, f"{tmp}/s.wav")
         sox("-n", *silence, f"{tmp}/lead.wav", "trim", "0", str(LEAD_S))
         sox("-n", *silence, f"{tmp}/tail.wav", "trim", "0", "4")
         sox(f"{tmp}/lead.wav", f"{tmp}/s.wav", f"{tmp}/tail.wav", f"{tmp}/clean.wav")
@@ -107,13 +131,13 @@ class Server:
         self.p.wait(timeout=10)
 
 
-def run(yazses, model, answer, mode, runs, jfk):
+def run(yazses, model, answer, mode, more, runs, jfk):
     with tempfile.NamedTemporaryFile("w", suffix=".toml", delete=False) as cfg:
         cfg.write(f'[mcp]\nask_human = true\nask_human_per_hour = 60\n'
                   f'ask_human_end_silence_s = 1.2\n'
                   f'[audio]\nsource = "file"\nfile = "{answer}"\nfile_realtime = true\n'
                   f'[transcribe]\nmodel = "{model}"\n[speak]\ncommand = ["true"]\n'
-                  f'[turn]\nmode = "{mode}"\n')
+                  f'[turn]\nmode = "{mode}"\n{more}')
     server = Server(yazses, cfg.name)
     server.call("tools/call", {"name": "transcribe", "arguments": {"path": jfk}})  # load the model
     times, texts = [], []
@@ -137,18 +161,20 @@ def main():
     ap.add_argument("--jfk", default=os.path.join(ROOT, "fixtures/speech/hello.wav"))
     args = ap.parse_args()
     tmp = tempfile.mkdtemp()
-    print("| answer | speech ends at | smart: end of speech -> result | fixed 1.2 s: same | ratio | heard (smart) | heard (fixed) |")
-    print("|---|---|---|---|---|---|---|")
-    for name, text in ANSWERS.items():
+    names = [name for name, _, _ in POLICIES]
+    print("| answer | speech ends at | " + " | ".join(f"{n}: end of speech -> result" for n in names)
+          + " | " + " | ".join(f"heard ({n})" for n in names) + " |")
+    print("|---|---|" + "---|" * (2 * len(names)))
+    for name, parts in ANSWERS.items():
         path = os.path.join(tmp, f"answer-{name.split()[0]}.wav")
-        end = make_answer(text, path)
-        ours, heard = run(args.yazses, args.model, path, "smart", args.runs, args.jfk)
-        fixed, heard_fixed = run(args.yazses, args.model, path, "fixed", args.runs, args.jfk)
-        lat = statistics.median(ours) - end
-        lat_fixed = statistics.median(fixed) - end
-        print(f"| {name} | {end:.2f} s | {lat:.2f} s | {lat_fixed:.2f} s | {lat_fixed / lat:.1f}x "
-              f"| {heard} | {heard_fixed} |", flush=True)
-
+        end = make_answer(parts, path)
+        lat, heard = [], []
+        for _, mode, more in POLICIES:
+            times, text = run(args.yazses, args.model, path, mode, more, args.runs, args.jfk)
+            lat.append(statistics.median(times) - end)
+            heard.append(text)
+        print(f"| {name} | {end:.2f} s | " + " | ".join(f"{x:.2f} s" for x in lat) + " | "
+              + " | ".join(str(h) for h in heard) + " |", flush=True)
 
 if __name__ == "__main__":
     main()

@@ -446,7 +446,7 @@ mod tests {
     }
 
     #[test]
-    fn a_finished_sentence_ends_the_answer_at_the_first_check_and_is_not_transcribed_twice() {
+    fn a_finished_sentence_ends_the_answer_a_breath_after_its_check_and_is_transcribed_once() {
         use crate::turn::{Signal, TurnMode, Verdict};
         let (smart, calls) = answer_under(TurnMode::Smart, "Ship it on Friday.", "turn-smart");
         let (fixed, fixed_calls) =
@@ -466,9 +466,9 @@ mod tests {
             (turn.decision, turn.decided_by, turn.silence_ms),
             (Verdict::Finished, Signal::Words, 300)
         );
-        assert_eq!(turn.at_ms, smart.listen_ms);
-        // 1.2 s of silence against 0.3 s.
-        assert_eq!(fixed.listen_ms - smart.listen_ms, 900, "{fixed:?} {turn:?}");
+        // Judged at 0.3 s of silence, stopped at 1 s, against the fixed 1.2 s.
+        assert_eq!(smart.listen_ms - turn.at_ms, 700, "{turn:?}");
+        assert_eq!(fixed.listen_ms - smart.listen_ms, 200, "{fixed:?} {turn:?}");
         assert!(fixed.turn.is_none());
     }
 

@@ -131,7 +131,10 @@ impl<'a> Hear<'a> {
                 queue_timeout: DEFAULT_QUEUE,
             },
             endpoint,
-            turn: TurnConfig::default(),
+            turn: TurnConfig {
+                mode: TurnMode::Fixed,
+                ..TurnConfig::default()
+            },
             release: None,
             transcribe: true,
             options,
