@@ -51,9 +51,10 @@ pub struct ListenArgs {
     /// Capture only: report how the capture went, without loading a model.
     #[arg(long)]
     pub no_transcribe: bool,
-    /// The end-of-turn policy [default: the config's turn.mode]: `smart` stops soon after
-    /// a finished sentence and waits through a pause mid-sentence (it reads the words, so
-    /// it needs the model; with --no-transcribe it is fixed).
+    /// The end-of-turn policy [default: the config's turn.mode, smart]: `smart` stops a
+    /// second after a finished sentence and waits through a pause mid-sentence (it reads
+    /// the words, so it needs the model; with --no-transcribe it is fixed); `fixed` stops
+    /// after --end-silence-ms of silence.
     #[arg(long, value_enum)]
     pub turn: Option<crate::turn::TurnMode>,
     /// The longest to wait while another yazses process has the microphone, in seconds.
