@@ -14,7 +14,7 @@ seed gives the same files).
 
     python3 bench/transcribe/shortset.py make OUT_DIR
     python3 bench/transcribe/shortset.py score OUT_DIR --model MODEL.bin \\
-        [--beam 5 | --listen] NAME=path/to/yazses [NAME=...]
+        [--beam 5 | --listen [--turn fixed|smart]] NAME=path/to/yazses [NAME=...]
 
 `score` prints, per binary and group: the word errors (substitutions, deletions and insertions
 against the script, counted with run.py's normalisation) by condition, the words written
@@ -163,7 +163,7 @@ def looped(text):
     return False
 
 
-def transcribe(binary, model, beam, path, listen):
+def transcribe(binary, model, beam, path, listen, turn=None):
     """What `binary` heard in `path`: as a file (`transcribe`), or with `listen`, played as
     the microphone through the live path (end of speech, then the spoken transcription
     `ask_human` and dictation use), as fast as it decodes."""
@@ -173,7 +173,7 @@ def transcribe(binary, model, beam, path, listen):
             with open(config, "w") as f:
                 f.write("[audio]\nfile_realtime = false\n")
         cmd = [binary, "--config", config, "listen", "--source", "file", "--file", path,
-               "--model", model, "--json"]
+               "--model", model, "--json"] + (["--turn", turn] if turn else [])
     else:
         cmd = [binary, "transcribe", "--model", model, "--language", "en", "--beam-size", str(beam),
                "--threads", "2", "--format", "json", path]
@@ -185,7 +185,7 @@ def transcribe(binary, model, beam, path, listen):
     return json.loads(done.stdout)["text"] or ""
 
 
-def score(set_dir, model, beam, binaries, show, listen):
+def score(set_dir, model, beam, binaries, show, listen, turn=None):
     with open(os.path.join(set_dir, "manifest.json")) as f:
         entries = json.load(f)["files"]
     conditions = ["clean"] + [f"{s} dB" for s in SNRS]
@@ -195,7 +195,7 @@ def score(set_dir, model, beam, binaries, show, listen):
     for e in entries:
         path = os.path.join(set_dir, e["file"])
         for name, binary in binaries:
-            heard = transcribe(binary, model, beam, path, listen)
+            heard = transcribe(binary, model, beam, path, listen, turn)
             n = errors(e["text"], heard) if e["text"] else len(words(heard))
             totals[(name, e.get("group", "short"))][e["condition"]] += n
             if looped(heard):
@@ -238,12 +238,14 @@ def main():
     sc.add_argument("--show", action="store_true", help="print every transcript with errors on stderr")
     sc.add_argument("--listen", action="store_true",
                     help="play each file as the microphone through `yazses listen` instead")
+    sc.add_argument("--turn", choices=["fixed", "smart"],
+                    help="with --listen, the end of turn (default: the binary's own default)")
     args = ap.parse_args()
     if args.what == "make":
         make(args.out, args.seed)
     else:
         score(args.set, args.model, args.beam, [b.split("=", 1) for b in args.binaries], args.show,
-              args.listen)
+              args.listen, args.turn)
 
 
 if __name__ == "__main__":

@@ -466,9 +466,9 @@ mod tests {
             (turn.decision, turn.decided_by, turn.silence_ms),
             (Verdict::Finished, Signal::Words, 300)
         );
-        // Judged at 0.3 s of silence, stopped at 1 s, against the fixed 1.2 s.
-        assert_eq!(smart.listen_ms - turn.at_ms, 700, "{turn:?}");
-        assert_eq!(fixed.listen_ms - smart.listen_ms, 200, "{fixed:?} {turn:?}");
+        // Judged at 0.3 s of silence, stopped at 1.1 s, against the fixed 1.2 s.
+        assert_eq!(smart.listen_ms - turn.at_ms, 800, "{turn:?}");
+        assert_eq!(fixed.listen_ms - smart.listen_ms, 100, "{fixed:?} {turn:?}");
         assert!(fixed.turn.is_none());
     }
 

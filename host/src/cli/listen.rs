@@ -51,8 +51,8 @@ pub struct ListenArgs {
     /// Capture only: report how the capture went, without loading a model.
     #[arg(long)]
     pub no_transcribe: bool,
-    /// The end-of-turn policy [default: the config's turn.mode, smart]: `smart` stops a
-    /// second after a finished sentence and waits through a pause mid-sentence (it reads
+    /// The end-of-turn policy [default: the config's turn.mode, smart]: `smart` stops
+    /// 1.1 s after a finished sentence and waits through a pause mid-sentence (it reads
     /// the words, so it needs the model; with --no-transcribe it is fixed); `fixed` stops
     /// after --end-silence-ms of silence.
     #[arg(long, value_enum)]
