@@ -879,18 +879,59 @@ fn the_smart_turn_stops_sooner_after_a_finished_sentence() {
     assert_eq!(s - turn["at_ms"].as_u64().unwrap(), 800, "{smart}");
 }
 
+/// answer.wav's two sentences ("Yes, use the smaller model." "And ship it on Friday.")
+/// with exactly `breath_ms` between them and 3 s after, over a noise floor of about
+/// -60 dBFS, as a quiet microphone hears a quiet room. answer.wav itself has 1.18 s of
+/// digital silence there (espeak-ng's own silence around its 0.8 s pause), and digital
+/// silence holds the detector's level up for about half a second more: it would hide a cut.
+fn answer_with_breath(breath_ms: usize) -> PathBuf {
+    let answer = yazses::audio::read(
+        &repo_root().join("fixtures/speech/answer.wav"),
+        &yazses::audio::Limits::default(),
+    )
+    .unwrap()
+    .samples;
+    // Speech is a 10 ms frame within 40 dB of the loudest; the breath is the longest run
+    // of quiet frames between the first and the last of those.
+    let energy: Vec<f64> = answer
+        .chunks_exact(160)
+        .map(|f| f.iter().map(|&s| f64::from(s).powi(2)).sum::<f64>())
+        .collect();
+    let loud = energy.iter().copied().fold(0.0, f64::max) / 1e4;
+    let spoken: Vec<usize> = (0..energy.len()).filter(|&i| energy[i] >= loud).collect();
+    let (gap_start, gap_end) = spoken
+        .windows(2)
+        .map(|w| (w[0] + 1, w[1]))
+        .max_by_key(|(start, end)| end - start)
+        .unwrap();
+    let end = spoken.last().unwrap() + 1;
+    let mut samples = answer[..gap_start * 160].to_vec();
+    samples.extend(std::iter::repeat_n(0, breath_ms * 16));
+    samples.extend(&answer[gap_end * 160..end * 160]);
+    samples.extend(std::iter::repeat_n(0, 3 * 16_000));
+    // A fixed-seed floor: uniform in [-57, 57] has an RMS of 33, -60 dBFS.
+    let mut seed: u32 = 20_261_206;
+    for s in &mut samples {
+        seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+        let floor = (seed >> 16) as i32 % 115 - 57;
+        *s = (i32::from(*s) + floor).clamp(-32768, 32767) as i16;
+    }
+    let path = scratch().join(format!("answer_breath_{breath_ms}.wav"));
+    write_wav(&path, &samples);
+    path
+}
+
 #[test]
 fn the_smart_turn_hears_a_second_sentence_after_a_breath_and_a_shorter_wait_cuts_it() {
-    // answer.wav: "Yes, use the smaller model." 0.8 s of silence, "And ship it on Friday."
-    let answer = repo_root().join("fixtures/speech/answer.wav");
+    let answer = answer_with_breath(800);
     let text = |v: &serde_json::Value| v["text"].as_str().unwrap().to_lowercase();
+    let whole =
+        |v: &serde_json::Value| text(v).contains("smaller model") && text(v).contains("friday");
+    assert!(whole(&listen_to("fixed", &answer, None)));
     for voice in [None, Some(0.1)] {
-        let whole = listen_to("smart", &answer, voice);
-        assert!(
-            text(&whole).contains("smaller model") && text(&whole).contains("friday"),
-            "the breath cut the answer: {whole}"
-        );
-        assert_eq!(whole["turn"]["checks"], 2, "one check per pause: {whole}");
+        let smart = listen_to("smart", &answer, voice);
+        assert!(whole(&smart), "the breath cut the answer: {smart}");
+        assert_eq!(smart["turn"]["checks"], 2, "one check per pause: {smart}");
     }
     let hasty = listen_with("smart", &answer, None, "min_end_silence_ms = 300\n");
     assert!(
