@@ -51,8 +51,9 @@ pub const PREFETCH_MS: u64 = 100;
 /// transcription takes out what is left.
 pub const CHECK_PAD_SAMPLES: usize = 16_000;
 
-/// `[turn] mode`. `smart` is the default: on the turn sets it is no worse than `fixed`
-/// on any kind of turn (docs/benchmarks.md, "Smart by default").
+/// `[turn] mode`. `smart` is the default: on the four turn sets it cuts no more turns than
+/// `fixed` and stops no later, but for one cell (pauses at a clause boundary in babble on
+/// one set, where the babble held `fixed` open: docs/benchmarks.md, "Smart by default").
 #[derive(
     Clone,
     Copy,
