@@ -446,7 +446,7 @@ mod tests {
     }
 
     #[test]
-    fn a_finished_sentence_ends_the_answer_a_breath_after_its_check_and_is_transcribed_once() {
+    fn a_finished_sentence_ends_the_answer_where_fixed_would_and_is_transcribed_once() {
         use crate::turn::{Signal, TurnMode, Verdict};
         let (smart, calls) = answer_under(TurnMode::Smart, "Ship it on Friday.", "turn-smart");
         let (fixed, fixed_calls) =
@@ -466,9 +466,9 @@ mod tests {
             (turn.decision, turn.decided_by, turn.silence_ms),
             (Verdict::Finished, Signal::Words, 300)
         );
-        // Judged at 0.3 s of silence, stopped at 1.1 s, against the fixed 1.2 s.
-        assert_eq!(smart.listen_ms - turn.at_ms, 800, "{turn:?}");
-        assert_eq!(fixed.listen_ms - smart.listen_ms, 100, "{fixed:?} {turn:?}");
+        // Judged at 0.3 s of silence, stopped at 1.2 s, where the fixed policy stops.
+        assert_eq!(smart.listen_ms - turn.at_ms, 900, "{turn:?}");
+        assert_eq!(fixed.listen_ms, smart.listen_ms, "{fixed:?} {turn:?}");
         assert!(fixed.turn.is_none());
     }
 

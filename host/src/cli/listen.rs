@@ -52,7 +52,7 @@ pub struct ListenArgs {
     #[arg(long)]
     pub no_transcribe: bool,
     /// The end-of-turn policy [default: the config's turn.mode, smart]: `smart` stops
-    /// 1.1 s after a finished sentence and waits through a pause mid-sentence (it reads
+    /// 1.2 s after a finished sentence and waits through a pause mid-sentence (it reads
     /// the words, so it needs the model; with --no-transcribe it is fixed); `fixed` stops
     /// after --end-silence-ms of silence.
     #[arg(long, value_enum)]
