@@ -105,8 +105,9 @@ impl Default for TurnConfig {
     }
 }
 
-/// `[turn] min_end_silence_ms` by default: the acoustic end silence of `ask_human` and
-/// `listen`, so a finished answer stops where `fixed` would. A finished sentence's check
+/// `[turn] min_end_silence_ms` by default: equal to the default acoustic end silence of
+/// `ask_human` and `listen` (it does not follow a configured one), so a finished answer
+/// stops where `fixed` would with the defaults. A finished sentence's check
 /// cannot tell whether another follows (neither the words nor the voice can:
 /// docs/benchmarks.md, "Smart by default"): the breaths between two sentences on the turn
 /// sets are 0.65-0.97 s, and 300 ms cut most of those pairs; 1.1 s kept them all, but cut
@@ -407,7 +408,7 @@ mod tests {
     }
 
     #[test]
-    fn a_finished_answer_is_judged_at_the_first_check_and_stops_a_breath_later() {
+    fn a_finished_answer_is_judged_at_the_first_check_and_stops_at_the_end_silence() {
         let mut t = turn();
         // Speech ended at 2000 ms; silence grows frame by frame.
         assert_eq!(t.step(None, 1000), Step::Listen);
@@ -500,8 +501,7 @@ mod tests {
     }
 
     #[test]
-    fn the_voice_confirms_finished_words_or_leaves_them_to_the_silence_but_never_ends_unfinished_ones()
-     {
+    fn the_voice_confirms_finished_words_or_leaves_them_to_the_silence() {
         let both = words("Ship it on Friday.").with_prosody(0.93, COMPLETE);
         assert_eq!(
             (both.verdict, both.signal, both.probability),
