@@ -33,9 +33,10 @@
 #                      qemu-x86_64 as a Nehalem (no AVX) and a Haswell (AVX2) against the local
 #                      build's transcript (needs `./ci.sh model` first); docs/release.md
 #   ./ci.sh aarch64    the 64-bit ARM Linux release (dist/yazses-aarch64-linux.tar.gz), cross-built
-#                      with gcc-aarch64-linux-gnu and run under qemu-aarch64: the x86_64 build's
-#                      vad report to the byte, its file captures to the millisecond, the
-#                      corrupt-WAV error
+#                      with gcc-aarch64-linux-gnu and run under qemu-aarch64 on Debian's arm64
+#                      libraries: the x86_64 build's words for a recording, its vad report
+#                      to the byte, its file captures to the millisecond, the corrupt-WAV error
+#                      (needs `./ci.sh model` first)
 #   ./ci.sh windows    the Windows build (dist/yazses-x86_64-windows.zip), cross-built with
 #                      mingw-w64 and run under Wine against the Linux build: the same words
 #                      for two recordings, and a real MCP client on Linux driving
@@ -68,6 +69,10 @@ check_sha256() { # file, expected
     exit 1
   fi
 }
+
+# A transcript's words, for comparing builds: SIMD rounding may flip a case or a comma
+# (whisper's first token) between builds, never a word.
+words() { tr '[:upper:]' '[:lower:]' <<<"$1" | tr -cd 'a-z \n' | tr -s ' '; }
 
 assets() {
   mkdir -p "$CACHE"
@@ -358,7 +363,6 @@ release)
   native=$(target/release/yazses transcribe "$JFK")
   want_v2=$(YAZSES_CPU_LEVEL=x86-64-v2 "$out/yazses" transcribe "$JFK")
   want_v3=$("$out/yazses-x86-64-v3" transcribe "$JFK")
-  words() { tr '[:upper:]' '[:lower:]' <<<"$1" | tr -cd 'a-z \n' | tr -s ' '; }
   echo "-- the local (native) build heard: $native"
   echo "-- the x86-64-v2 build heard:      $want_v2"
   echo "-- the x86-64-v3 build heard:      $want_v3"
@@ -407,18 +411,27 @@ aarch64)
   cp README.md docs/platforms.md "$out/"
   tar -C dist -czf dist/yazses-aarch64-linux.tar.gz yazses-aarch64-linux
   echo "-- dist/yazses-aarch64-linux.tar.gz: $(du -h dist/yazses-aarch64-linux.tar.gz | cut -f1); it needs: $(aarch64-linux-gnu-readelf -d "$out/yazses" | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p' | tr '\n' ' ')"
-  # The build, unpacked, runs under qemu-aarch64 with Debian's arm64 libraries as its root.
-  # What runs there is what starts no thread: under qemu-aarch64 here the first thread a
-  # process starts never starts (a bare C pthread_create hangs the same way, under QEMU
-  # 7.2 and 10.0), and `transcribe` starts its workers once the model is loaded, so its
-  # words are compared on an ARM machine, not here (docs/platforms.md).
+  # The build, unpacked, runs under qemu-aarch64 on Debian's own arm64 libraries (multiarch,
+  # `-L /`), as on an arm64 Debian machine. Not on the cross toolchain's copy of glibc in
+  # /usr/aarch64-linux-gnu: its loader would take libc.so.6 from the multiarch libc6:arm64
+  # (another Debian revision) through the system's ld.so.cache, and the two disagree on the
+  # loader's private data; the first thread a program starts then never starts.
+  assets
   cargo build --release --locked -p yazses
   linux=target/release/yazses
+  model=$("$linux" model path tiny.en)
   arm_dir=$(mktemp -d)
   trap 'rm -rf "$arm_dir"' EXIT
   tar -C "$arm_dir" -xzf dist/yazses-aarch64-linux.tar.gz
-  arm() { qemu-aarch64 -L /usr/aarch64-linux-gnu "$arm_dir/yazses-aarch64-linux/yazses" "$@"; }
+  arm() { qemu-aarch64 -L / "$arm_dir/yazses-aarch64-linux/yazses" "$@"; }
   echo "-- under qemu-aarch64: $(arm --version)"
+  # whisper.cpp's NEON code against the x86_64 build's SSE/AVX: the same words. One short
+  # recording: QEMU emulates NEON in software, and hello.wav's 6 s take about 4 min here.
+  native=$("$linux" transcribe --model "$model" fixtures/speech/hello.wav)
+  emulated=$(arm transcribe --model "$model" fixtures/speech/hello.wav)
+  echo "-- hello.wav: x86_64 heard:  $native"
+  echo "-- hello.wav: aarch64 heard: $emulated"
+  [ "$(words "$emulated")" = "$(words "$native")" ] || { echo "the aarch64 build heard other words than the x86_64 build" >&2; exit 1; }
   # The detector and the end-of-speech policy are the same fixed-point core: the same
   # report to the byte, and the same capture from a file microphone to the millisecond.
   [ "$(arm vad fixtures/vad/utt00_pink_10db.wav)" = "$("$linux" vad fixtures/vad/utt00_pink_10db.wav)" ] ||
@@ -440,7 +453,12 @@ aarch64)
     echo "the aarch64 build listened to a corrupt WAV" >&2; exit 1
   fi
   grep -q "is not a readable WAV file" <<<"$err" || { echo "the aarch64 build on a corrupt WAV: $err" >&2; exit 1; }
-  echo "-- aarch64, a corrupt WAV: $err"
+  echo "-- aarch64, listen on a corrupt WAV: $err"
+  if err=$(arm transcribe --model "$model" "$arm_dir/corrupt.wav" 2>&1); then
+    echo "the aarch64 build transcribed a corrupt WAV" >&2; exit 1
+  fi
+  grep -q "is not a readable WAV file" <<<"$err" || { echo "the aarch64 build on a corrupt WAV: $err" >&2; exit 1; }
+  echo "-- aarch64, transcribe on a corrupt WAV: $err"
   ;;
 fuzz)
   cargo build --locked -p yazses-tests --bin yazses-fuzz
@@ -493,7 +511,6 @@ windows)
   # shellcheck disable=SC2086
   env $win_ggml CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER="$wine64" \
     cargo test --release --locked -p yazses --target x86_64-pc-windows-gnu --lib
-  words() { tr '[:upper:]' '[:lower:]' <<<"$1" | tr -cd 'a-z \n' | tr -s ' '; }
   for wav in fixtures/speech/hello.wav "$JFK"; do
     native=$("$linux" transcribe --model "$model" "$wav")
     wine=$("$wine_dir/yazses" transcribe --model "$model" "$wav")
