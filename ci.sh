@@ -34,9 +34,9 @@
 #                      build's transcript (needs `./ci.sh model` first); docs/release.md
 #   ./ci.sh aarch64    the 64-bit ARM Linux release (dist/yazses-aarch64-linux.tar.gz), cross-built
 #                      with gcc-aarch64-linux-gnu and run under qemu-aarch64 on Debian's arm64
-#                      libraries: the x86_64 build's words for a recording, its vad report
-#                      to the byte, its file captures to the millisecond, the corrupt-WAV error
-#                      (needs `./ci.sh model` first)
+#                      libraries: the x86_64 build's words for a recording, mcp-server under a
+#                      real MCP client, its vad report to the byte, its file captures to the
+#                      millisecond, the corrupt-WAV errors (needs `./ci.sh model` first)
 #   ./ci.sh windows    the Windows build (dist/yazses-x86_64-windows.zip), cross-built with
 #                      mingw-w64 and run under Wine against the Linux build: the same words
 #                      for two recordings, and a real MCP client on Linux driving
@@ -432,6 +432,18 @@ aarch64)
   echo "-- hello.wav: x86_64 heard:  $native"
   echo "-- hello.wav: aarch64 heard: $emulated"
   [ "$(words "$emulated")" = "$(words "$native")" ] || { echo "the aarch64 build heard other words than the x86_64 build" >&2; exit 1; }
+  # mcp-server on aarch64 (tokio, rmcp, the stdio guard) driven by the Python SDK's client:
+  # the tools listed with their schemas, and a tool that is off refused.
+  printf '#!/bin/sh\nexec qemu-aarch64 -L / %s "$@"\n' "$arm_dir/yazses-aarch64-linux/yazses" > "$arm_dir/yazses"
+  chmod +x "$arm_dir/yazses"
+  printf '[transcribe]\nmodel = "%s"\n' "$model" > "$arm_dir/mcp.toml"
+  if ! YAZSES_RUNTIME_DIR="$arm_dir/run" "$CACHE/mcpvenv/bin/python" tests/mcp/client_check.py \
+    --yazses "$arm_dir/yazses" --config "$arm_dir/mcp.toml" --mode legacy --scenario off 2>"$arm_dir/mcp.log" |
+    sed 's/^/-- mcp-server under qemu-aarch64: /'; then
+    tail -40 "$arm_dir/mcp.log" >&2
+    echo "mcp-server under qemu-aarch64 failed the client's checks" >&2
+    exit 1
+  fi
   # The detector and the end-of-speech policy are the same fixed-point core: the same
   # report to the byte, and the same capture from a file microphone to the millisecond.
   [ "$(arm vad fixtures/vad/utt00_pink_10db.wav)" = "$("$linux" vad fixtures/vad/utt00_pink_10db.wav)" ] ||
