@@ -423,7 +423,10 @@ aarch64)
   arm_dir=$(mktemp -d)
   trap 'rm -rf "$arm_dir"' EXIT
   tar -C "$arm_dir" -xzf dist/yazses-aarch64-linux.tar.gz
-  arm() { qemu-aarch64 -L / "$arm_dir/yazses-aarch64-linux/yazses" "$@"; }
+  # A command of its own, as an MCP client needs one to start the server.
+  printf '#!/bin/sh\nexec qemu-aarch64 -L / %s "$@"\n' "$arm_dir/yazses-aarch64-linux/yazses" > "$arm_dir/yazses"
+  chmod +x "$arm_dir/yazses"
+  arm() { "$arm_dir/yazses" "$@"; }
   echo "-- under qemu-aarch64: $(arm --version)"
   # whisper.cpp's NEON code against the x86_64 build's SSE/AVX: the same words. One short
   # recording: QEMU emulates NEON in software, and hello.wav's 6 s take about 4 min here.
@@ -434,8 +437,6 @@ aarch64)
   [ "$(words "$emulated")" = "$(words "$native")" ] || { echo "the aarch64 build heard other words than the x86_64 build" >&2; exit 1; }
   # mcp-server on aarch64 (tokio, rmcp, the stdio guard) driven by the Python SDK's client:
   # the tools listed with their schemas, and a tool that is off refused.
-  printf '#!/bin/sh\nexec qemu-aarch64 -L / %s "$@"\n' "$arm_dir/yazses-aarch64-linux/yazses" > "$arm_dir/yazses"
-  chmod +x "$arm_dir/yazses"
   printf '[transcribe]\nmodel = "%s"\n' "$model" > "$arm_dir/mcp.toml"
   if ! YAZSES_RUNTIME_DIR="$arm_dir/run" "$CACHE/mcpvenv/bin/python" tests/mcp/client_check.py \
     --yazses "$arm_dir/yazses" --config "$arm_dir/mcp.toml" --mode legacy --scenario off 2>"$arm_dir/mcp.log" |
