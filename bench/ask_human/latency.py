@@ -17,7 +17,7 @@ our detector's level up for about 0.5 s more (see docs/benchmarks.md).
 Three policies, each in its own server, the same microphone and model:
 - `smart` (`[turn] mode = "smart"`, the default): the end of turn is judged from the
   partial transcript (and the voice, when `yazses model fetch smart-turn` installed it) at
-  300 ms of silence, a finished answer stops at `min_end_silence_ms` (900 ms), and its
+  300 ms of silence, a finished answer stops at `min_end_silence_ms` (1200 ms), and its
   transcript is returned as it is;
 - `smart, 300 ms`: the same with `min_end_silence_ms = 300` (the default until
   2026-12-06): sooner, and a second sentence after a breath is cut off;
@@ -162,9 +162,12 @@ def main():
     ap.add_argument("--model", required=True)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--jfk", default=os.path.join(ROOT, "fixtures/speech/hello.wav"))
+    ap.add_argument("--policy", action="append", choices=[name for name, _, _ in POLICIES],
+                    help="only this policy (repeatable; default: all)")
     args = ap.parse_args()
+    policies = [p for p in POLICIES if not args.policy or p[0] in args.policy]
     tmp = tempfile.mkdtemp()
-    names = [name for name, _, _ in POLICIES]
+    names = [name for name, _, _ in policies]
     print("| answer | speech ends at | " + " | ".join(f"{n}: end of speech -> result" for n in names)
           + " | " + " | ".join(f"heard ({n})" for n in names) + " |")
     print("|---|---|" + "---|" * (2 * len(names)))
@@ -172,7 +175,7 @@ def main():
         path = os.path.join(tmp, f"answer-{name.split()[0]}.wav")
         end = make_answer(parts, path)
         lat, heard = [], []
-        for _, mode, more in POLICIES:
+        for _, mode, more in policies:
             times, text = run(args.yazses, args.model, path, mode, more, args.runs, args.jfk)
             lat.append(statistics.median(times) - end)
             heard.append(text)
