@@ -13,6 +13,7 @@ use std::os::windows::io::{AsHandle, AsRawHandle, FromRawHandle, OwnedHandle};
 use std::os::windows::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use windows_sys::Win32::Foundation::{
@@ -34,7 +35,7 @@ use windows_sys::Win32::System::JobObjects::{
 use windows_sys::Win32::System::Pipes::{
     ConnectNamedPipe, CreateNamedPipeW, DisconnectNamedPipe, GetNamedPipeClientProcessId,
     PIPE_READMODE_BYTE, PIPE_REJECT_REMOTE_CLIENTS, PIPE_TYPE_BYTE, PIPE_UNLIMITED_INSTANCES,
-    PIPE_WAIT, WaitNamedPipeW,
+    PIPE_WAIT, PeekNamedPipe, WaitNamedPipeW,
 };
 use windows_sys::Win32::System::Threading::{
     CREATE_NEW_PROCESS_GROUP, GetCurrentProcess, GetExitCodeProcess, OpenProcess, OpenProcessToken,
@@ -248,17 +249,66 @@ pub struct ControlStream {
     /// The server's end: flushed and disconnected when dropped, so the client reads the
     /// whole answer.
     server: bool,
+    /// How long a read waits for the first byte, in milliseconds; 0: for ever.
+    read_limit_ms: AtomicU64,
 }
 
 impl ControlStream {
-    /// A synchronous pipe read has no timeout; a peer that goes away ends it with an error.
-    pub fn set_read_timeout(&self, _limit: Option<Duration>) -> io::Result<()> {
+    fn new(pipe: File, server: bool) -> ControlStream {
+        ControlStream {
+            pipe,
+            server,
+            read_limit_ms: AtomicU64::new(0),
+        }
+    }
+
+    /// Makes a read that gets nothing within `limit` fail with `TimedOut`, as a socket's
+    /// does: a client that connects and says nothing must not hold the channel.
+    pub fn set_read_timeout(&self, limit: Option<Duration>) -> io::Result<()> {
+        let ms = limit.map_or(0, |l| (l.as_millis() as u64).max(1));
+        self.read_limit_ms.store(ms, Ordering::Relaxed);
         Ok(())
+    }
+
+    /// Waits until the pipe has bytes or its other end is gone (the read then returns
+    /// them, or says so), for at most the read limit. A synchronous pipe read cannot be
+    /// given a timeout, so the pipe is peeked at until then.
+    fn wait_for_data(&self) -> io::Result<()> {
+        let limit = self.read_limit_ms.load(Ordering::Relaxed);
+        if limit == 0 {
+            return Ok(());
+        }
+        let until = std::time::Instant::now() + Duration::from_millis(limit);
+        loop {
+            let mut waiting = 0u32;
+            // SAFETY: our pipe handle; only the count of bytes waiting is asked for.
+            let peeked = unsafe {
+                PeekNamedPipe(
+                    self.pipe.as_raw_handle() as HANDLE,
+                    std::ptr::null_mut(),
+                    0,
+                    std::ptr::null_mut(),
+                    &mut waiting,
+                    std::ptr::null_mut(),
+                )
+            } != 0;
+            if !peeked || waiting > 0 {
+                return Ok(());
+            }
+            if std::time::Instant::now() >= until {
+                return Err(io::Error::new(
+                    io::ErrorKind::TimedOut,
+                    format!("nothing came on the pipe within {limit} ms"),
+                ));
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
     }
 }
 
 impl Read for &ControlStream {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.wait_for_data()?;
         (&self.pipe).read(buf)
     }
 }
@@ -350,10 +400,7 @@ impl ControlListener {
         if !connected {
             return Err(io::Error::last_os_error());
         }
-        Ok(ControlStream {
-            pipe: File::from(pipe),
-            server: true,
-        })
+        Ok(ControlStream::new(File::from(pipe), true))
     }
 }
 
@@ -367,12 +414,7 @@ pub(crate) fn control_connect(path: &Path) -> io::Result<ControlStream> {
             .write(true)
             .open(&name)
         {
-            Ok(pipe) => {
-                return Ok(ControlStream {
-                    pipe,
-                    server: false,
-                });
-            }
+            Ok(pipe) => return Ok(ControlStream::new(pipe, false)),
             Err(e) if e.raw_os_error() == Some(ERROR_PIPE_BUSY as i32) => {
                 // SAFETY: a NUL-terminated name; waits at most 500 ms for a free instance.
                 unsafe { WaitNamedPipeW(wide(&name).as_ptr(), 500) };
@@ -506,6 +548,31 @@ mod tests {
         (&stream).write_all(b"idle\n").unwrap();
         drop(stream);
         assert_eq!(client.join().unwrap(), "idle\n");
+    }
+
+    #[test]
+    fn a_client_that_says_nothing_is_given_up_on_after_the_read_timeout() {
+        let dir = std::env::temp_dir().join(format!("yazses-mute-{}", std::process::id()));
+        create_private_dir(&dir).unwrap();
+        let marker = dir.join(CONTROL_NAME);
+        let listener = control_bind(&marker).unwrap();
+        let (done, quit) = std::sync::mpsc::channel::<()>();
+        let client = std::thread::spawn(move || {
+            let _stream = control_connect(&marker).unwrap();
+            let _ = quit.recv();
+        });
+        let stream = listener.incoming().next().unwrap().unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_millis(200)))
+            .unwrap();
+        let started = std::time::Instant::now();
+        let err = BufReader::new(&stream)
+            .read_line(&mut String::new())
+            .unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::TimedOut, "{err}");
+        assert!(started.elapsed() >= Duration::from_millis(200));
+        done.send(()).unwrap();
+        client.join().unwrap();
     }
 
     #[test]
