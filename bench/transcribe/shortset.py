@@ -202,7 +202,7 @@ def score(set_dir, model, beam, binaries, show, listen, turn=None):
                 loops[name].append(e["file"])
             if show and n:
                 print(f"  {name} {e['file']}: {n}: {heard!r}", file=sys.stderr, flush=True)
-    how = "listen (the live path: greedy, the window fit to the capture)" if listen else f"transcribe, beam {beam}"
+    how = "listen (the live path, the window fit to the capture)" if listen else f"transcribe, beam {beam}"
     for g in groups:
         mine = [e for e in entries if e.get("group", "short") == g]
         words_total = {c: sum(len(words(e["text"])) for e in mine if e["condition"] == c) for c in conditions}

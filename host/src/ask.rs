@@ -408,15 +408,18 @@ mod tests {
         assert!(err.to_string().contains("past hour"), "{err}");
     }
 
-    /// Says `text` for any audio, and counts the calls.
+    /// Says `text` for any audio, and notes each call's beam and length of audio.
     struct Counting {
         text: &'static str,
-        calls: std::sync::atomic::AtomicUsize,
+        calls: std::sync::Mutex<Vec<(usize, usize)>>,
     }
 
     impl Transcriber for Counting {
-        fn said(&self, _: Vec<i16>, _: &Options) -> Result<Said, TranscribeError> {
-            self.calls.fetch_add(1, Ordering::SeqCst);
+        fn said(&self, samples: Vec<i16>, options: &Options) -> Result<Said, TranscribeError> {
+            self.calls
+                .lock()
+                .unwrap()
+                .push((options.beam_size, samples.len()));
             Ok(Said {
                 text: self.text.into(),
                 heard: true,
@@ -424,13 +427,13 @@ mod tests {
         }
     }
 
-    /// One answer under `[turn] mode`, its transcript `text`; the answer and how many
-    /// times the model was called.
+    /// One answer under `[turn] mode`, its transcript `text`; the answer and the model's
+    /// calls (beam, samples), in order.
     fn answer_under(
         mode: crate::turn::TurnMode,
         text: &'static str,
         name: &str,
-    ) -> (Answer, usize) {
+    ) -> (Answer, Vec<(usize, usize)>) {
         let dir = runtime_dir(name);
         let mut speech = vec![0; 16 * 500];
         speech.extend(voice(800));
@@ -442,11 +445,12 @@ mod tests {
         });
         let t = counting.clone();
         let answer = ask(&s, move || Ok(t as Arc<dyn Transcriber>)).unwrap();
-        (answer, counting.calls.load(Ordering::SeqCst))
+        let calls = counting.calls.lock().unwrap().clone();
+        (answer, calls)
     }
 
     #[test]
-    fn a_finished_sentence_ends_the_answer_where_fixed_would_and_is_transcribed_once() {
+    fn a_finished_sentence_ends_the_answer_where_fixed_would_and_is_not_transcribed_after_it() {
         use crate::turn::{Signal, TurnMode, Verdict};
         let (smart, calls) = answer_under(TurnMode::Smart, "Ship it on Friday.", "turn-smart");
         let (fixed, fixed_calls) =
@@ -456,11 +460,16 @@ mod tests {
             ("Ship it on Friday.", true)
         );
         assert_eq!(smart.stopped_because, End::EndOfSpeech);
+        // The check reads greedily, and the same audio is read again with a beam while
+        // the turn waits; nothing is read after the stop. Fixed reads the capture once,
+        // greedily, after it.
+        let beams = |calls: &[(usize, usize)]| calls.iter().map(|c| c.0).collect::<Vec<_>>();
+        assert_eq!((beams(&calls), beams(&fixed_calls)), (vec![1, 5], vec![1]));
         assert_eq!(
-            (calls, fixed_calls),
-            (1, 1),
-            "the check's transcript is the answer"
+            calls[0].1, calls[1].1,
+            "both reads are of the checked audio"
         );
+        assert_ne!(calls[1].1, fixed_calls[0].1, "not of the whole capture");
         let turn = smart.turn.expect("a smart turn reports its check");
         assert_eq!(
             (turn.decision, turn.decided_by, turn.silence_ms),
@@ -480,7 +489,12 @@ mod tests {
         assert_eq!(smart.turn.unwrap().decision, Verdict::Unfinished);
         // Waited 3 s instead of 1.2 s; nothing new was said, so the check's words stand.
         assert_eq!(smart.listen_ms - fixed.listen_ms, 1800);
-        assert_eq!((smart.answer.as_str(), calls), ("Ship it, because", 1));
+        assert_eq!(smart.answer.as_str(), "Ship it, because");
+        assert_eq!(
+            calls.len(),
+            2,
+            "the check's read and the answer's, none after: {calls:?}"
+        );
     }
 
     #[test]

@@ -60,7 +60,8 @@ pub struct Utterance {
     /// How the end of the turn was judged, when a turn policy ran and checked.
     pub turn: Option<TurnReport>,
     /// The turn check's transcript, when nothing was said after it: the whole answer,
-    /// already transcribed.
+    /// already read (the caller may have a better read of the same audio under way:
+    /// [`crate::turn::signals::Smart::settle`]).
     pub said: Option<Said>,
 }
 

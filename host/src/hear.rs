@@ -202,9 +202,9 @@ pub struct Hearing<'a> {
 pub struct Heard {
     /// The capture: its audio, why and when it stopped, what the link lost.
     pub utterance: Utterance,
-    /// What was said: the end-of-turn check's transcript when nothing followed it, else
-    /// the transcript of the audio; `None` when nothing was captured or the request
-    /// asked for no transcript.
+    /// What was said: when nothing followed the last end-of-turn check, the read of the
+    /// audio it checked ([`Smart::settle`]), else the transcript of the capture; `None`
+    /// when nothing was captured or the request asked for no transcript.
     pub said: Option<Said>,
 }
 
@@ -252,7 +252,7 @@ impl Hearing<'_> {
             )?,
         };
         let said = match utterance.said.take() {
-            Some(said) => Some(said),
+            Some(said) => Some(signals.settle(said)),
             None if request.transcribe && !utterance.samples.is_empty() => {
                 on_step(Step::Transcribing);
                 let transcriber = signals.transcriber().map_err(HearError::Model)?;

@@ -147,10 +147,12 @@ pub struct Options {
 }
 
 impl Options {
-    /// How a spoken answer or a dictation is transcribed (`ask_human`, `yazses listen`,
-    /// `yazses dictate`): greedy, because the text is wanted soon after the user stops and
-    /// because a beam over a short clip cut to fit whisper's window tends to repeat the
-    /// sentence; the encoder window fit to the clip; `threads` as configured.
+    /// How a spoken answer or a dictation is transcribed after the capture (`ask_human`,
+    /// `yazses listen`, `yazses dictate`): greedy, because the text is wanted as soon as
+    /// the user stops (a dictation's within half a second of the release); the encoder
+    /// window fit to the clip; `threads` as configured. Under the smart turn the answer is
+    /// read with a beam instead, while the turn waits out its silence
+    /// ([`crate::turn::signals::Words`]).
     pub fn spoken(threads: usize) -> Options {
         Options {
             threads,

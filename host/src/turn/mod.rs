@@ -52,8 +52,8 @@ pub const PREFETCH_MS: u64 = 100;
 pub const CHECK_PAD_SAMPLES: usize = 16_000;
 
 /// `[turn] mode`. `smart` is the default: a finished answer stops where `fixed` would, an
-/// unfinished one is waited for longer, and the check's transcript is the answer
-/// (docs/benchmarks.md, "Smart by default").
+/// unfinished one is waited for longer, and the answer is read (with a beam) while the
+/// turn waits, ready at the stop (docs/benchmarks.md, "Smart by default").
 #[derive(
     Clone,
     Copy,
@@ -362,8 +362,8 @@ impl Turn {
         self.report.as_ref()
     }
 
-    /// The last check's transcript, when nothing was said after it: then it is the whole
-    /// answer and need not be transcribed again. `speech_end_ms` is where speech ended
+    /// The last check's transcript, when nothing was said after it: then the check read
+    /// the whole answer, and the capture need not be transcribed again. `speech_end_ms` is where speech ended
     /// when the capture stopped.
     pub fn answer(&self, speech_end_ms: Option<u64>) -> Option<&Said> {
         match self.last {

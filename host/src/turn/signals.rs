@@ -45,16 +45,27 @@ impl<'a, T: Clone> Loader<'a, T> {
 /// The words signal: each pause's partial transcript, started at [`PREFETCH_MS`](super::PREFETCH_MS) of
 /// silence on a thread of its own so that most of it is done by the check.
 ///
-/// Checks decode greedily whatever the caller's beam: they are on the path to the answer,
-/// and a beam over a short clip cut to fit whisper's window tends to repeat itself ("Use
-/// the smaller model. Use the smaller model."). Their transcript is reused as the answer
-/// only when the caller decodes greedily too.
+/// Checks decode greedily: they are on the path to the decision, and a greedy read is
+/// done by the check. From a check on, the same audio is read again with a beam of
+/// [`ANSWER_BEAM`] while the turn waits out its silence: [`Words::settle`] gives that
+/// read as the answer, so the beam costs no time after the stop.
 pub struct Words<'a> {
     model: Loader<'a>,
+    /// The checks' options: the caller's, greedy.
     options: Options,
-    reuse: bool,
+    /// The answer's options: the caller's, with a beam of [`ANSWER_BEAM`].
+    answer: Options,
+    /// The audio of the read last begun, kept for the answer's read.
+    audio: Vec<i16>,
     pending: Option<Pending>,
+    /// The answer's read of the audio last judged, begun at its check.
+    second: Option<Pending>,
 }
+
+/// The beam the answer is read with while the turn waits, as files are read: greedy
+/// loses words on longer answers in noise (on the short-answer set's two-sentence
+/// answers, 140 errors greedy against 109 so; docs/benchmarks.md, "Longer answers").
+pub const ANSWER_BEAM: usize = 5;
 
 /// A partial transcription under way, and the flag that stops it.
 struct Pending {
@@ -62,17 +73,43 @@ struct Pending {
     stop: Arc<AtomicBool>,
 }
 
+impl Pending {
+    /// Reads `audio` with `options` on a thread of its own.
+    fn start(model: Loaded, audio: Vec<i16>, options: &Options) -> Pending {
+        let stop = Arc::new(AtomicBool::new(false));
+        let options = Options {
+            cancel: Some(stop.clone()),
+            ..options.clone()
+        };
+        let read =
+            std::thread::spawn(move || model?.said(audio, &options).map_err(|e| e.to_string()));
+        Pending { read, stop }
+    }
+
+    /// Stops the read and waits it out.
+    fn stop(self) {
+        self.stop.store(true, Ordering::Relaxed);
+        let _ = self.read.join();
+    }
+}
+
 impl<'a> Words<'a> {
     /// The signal over the transcriber `model` loads, transcribing with `options`.
     pub fn new(model: Loader<'a>, options: Options) -> Words<'a> {
+        let checks = Options {
+            beam_size: 1,
+            ..options.clone()
+        };
         Words {
             model,
-            reuse: options.beam_size <= 1,
-            options: Options {
-                beam_size: 1,
+            answer: Options {
+                beam_size: ANSWER_BEAM,
                 ..options
             },
+            options: checks,
+            audio: Vec::new(),
             pending: None,
+            second: None,
         }
     }
 
@@ -80,31 +117,45 @@ impl<'a> Words<'a> {
     pub fn transcriber(&mut self) -> Loaded {
         self.model.get()
     }
+
+    /// The answer, for a turn that ended after the last check (whose transcript was
+    /// `checked`): the beam read of the same audio, waited for; `checked` when that read
+    /// failed.
+    pub fn settle(&mut self, checked: Said) -> Said {
+        let Some(second) = self.second.take() else {
+            return checked;
+        };
+        match second.read.join() {
+            Ok(Ok(said)) => said,
+            Ok(Err(e)) => {
+                tracing::warn!(error = %e, "the answer's own read failed; the check's transcript is the answer");
+                checked
+            }
+            Err(_) => checked,
+        }
+    }
 }
 
 impl Signals for Words<'_> {
     fn begin(&mut self, kept: &[i16]) {
         // A read for an earlier pause is stopped and waited out: two at once would halve
         // each, and the speaker has gone on since.
+        // So is the answer's read of an earlier pause: the answer goes on.
         self.abandon();
         if let Some(old) = self.pending.take() {
             let _ = old.read.join();
         }
-        let model = self.model.get();
+        if let Some(old) = self.second.take() {
+            old.stop();
+        }
         let mut kept = kept.to_vec();
         kept.resize(kept.len() + CHECK_PAD_SAMPLES, 0);
-        let stop = Arc::new(AtomicBool::new(false));
-        let options = Options {
-            cancel: Some(stop.clone()),
-            ..self.options.clone()
-        };
-        let read =
-            std::thread::spawn(move || model?.said(kept, &options).map_err(|e| e.to_string()));
-        self.pending = Some(Pending { read, stop });
+        self.audio.clone_from(&kept);
+        self.pending = Some(Pending::start(self.model.get(), kept, &self.options));
     }
 
     fn abandon(&mut self) {
-        if let Some(pending) = &self.pending {
+        for pending in [&self.pending, &self.second].into_iter().flatten() {
             pending.stop.store(true, Ordering::Relaxed);
         }
     }
@@ -117,11 +168,9 @@ impl Signals for Words<'_> {
         };
         match result {
             Ok(said) => {
-                let mut judgement = Judgement::of_words(said);
-                if !self.reuse {
-                    judgement.said = None;
-                }
-                judgement
+                let audio = std::mem::take(&mut self.audio);
+                self.second = Some(Pending::start(self.model.get(), audio, &self.answer));
+                Judgement::of_words(said)
             }
             Err(e) => {
                 tracing::warn!(error = %e, "the partial transcript for the end-of-turn check failed");
@@ -202,6 +251,11 @@ impl<'a> Smart<'a> {
     pub fn transcriber(&mut self) -> Loaded {
         self.words.transcriber()
     }
+
+    /// The answer for a turn that ended after its last check: [`Words::settle`].
+    pub fn settle(&mut self, checked: Said) -> Said {
+        self.words.settle(checked)
+    }
 }
 
 impl Signals for Smart<'_> {
@@ -261,7 +315,8 @@ mod tests {
     use super::*;
     use crate::turn::{COMPLETE, Signal, Verdict};
 
-    /// A transcriber that fails, or says `text`.
+    /// A transcriber that fails, or says `text` (with "!" for "." when it decodes with a
+    /// beam, so that a test sees which read an answer came from).
     struct Says(Option<&'static str>);
 
     impl Transcriber for Says {
@@ -270,13 +325,16 @@ mod tests {
             samples: Vec<i16>,
             options: &Options,
         ) -> Result<Said, crate::transcribe::TranscribeError> {
-            assert_eq!(options.beam_size, 1, "checks decode greedily");
             assert_eq!(
                 samples.len(),
                 1600 + CHECK_PAD_SAMPLES,
                 "a second of silence after"
             );
             match self.0 {
+                Some(text) if options.beam_size > 1 => Ok(Said {
+                    text: text.replace('.', "!"),
+                    heard: true,
+                }),
                 Some(text) => Ok(Said {
                     text: text.into(),
                     heard: true,
@@ -288,25 +346,24 @@ mod tests {
         }
     }
 
-    fn words_over(says: Says, beam_size: usize) -> Judgement {
+    /// The words signal over `says`, for a caller that decodes greedily.
+    fn words(says: Says) -> Words<'static> {
         let model: Arc<dyn Transcriber> = Arc::new(says);
-        let options = Options {
-            beam_size,
-            ..Options::default()
-        };
-        let mut words = Words::new(Loader::new(move || Ok(model)), options);
+        Words::new(Loader::new(move || Ok(model)), Options::spoken(2))
+    }
+
+    fn words_over(says: Says) -> Judgement {
+        let mut words = words(says);
         words.begin(&[0; 1600]);
         words.judge()
     }
 
     #[test]
     fn the_words_signal_reads_a_greedy_padded_transcript_and_a_failure_is_unsure() {
-        let j = words_over(Says(Some("Ship it.")), 1);
+        let j = words_over(Says(Some("Ship it.")));
         assert_eq!((j.verdict, j.signal), (Verdict::Finished, Signal::Words));
         assert_eq!(j.said.unwrap().text, "Ship it.");
-        // A caller with a beam transcribes the answer its own way: nothing to reuse.
-        assert!(words_over(Says(Some("Ship it.")), 5).said.is_none());
-        let j = words_over(Says(None), 1);
+        let j = words_over(Says(None));
         assert_eq!((j.verdict, j.signal), (Verdict::Unsure, Signal::Silence));
         let mut never = Words::new(
             Loader::new(|| Err("ggml-tiny.en.bin: no such file".into())),
@@ -315,6 +372,55 @@ mod tests {
         never.begin(&[0; 160]);
         assert_eq!(never.judge().verdict, Verdict::Unsure);
         assert!(matches!(never.transcriber(), Err(e) if e.contains("no such file")));
+    }
+
+    #[test]
+    fn the_answer_is_the_beam_read_of_the_checked_audio_or_the_checks_when_that_fails() {
+        let mut signal = words(Says(Some("Ship it.")));
+        signal.begin(&[0; 1600]);
+        let checked = signal.judge().said.unwrap();
+        assert_eq!(
+            checked.text, "Ship it.",
+            "the check decides on the greedy read"
+        );
+        assert_eq!(signal.settle(checked).text, "Ship it!");
+        // When the beam read fails, the check's transcript stands.
+        let mut failing = words(Says(None));
+        failing.second = Some(Pending::start(
+            failing.model.get(),
+            vec![0; 1600 + CHECK_PAD_SAMPLES],
+            &failing.answer.clone(),
+        ));
+        let said = Said {
+            text: "Ship it.".into(),
+            heard: true,
+        };
+        assert_eq!(failing.settle(said).text, "Ship it.");
+    }
+
+    #[test]
+    fn the_next_pause_stops_the_answers_read_of_the_one_before() {
+        let stopped = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let model: Arc<dyn Transcriber> = Arc::new(UntilStopped(stopped.clone()));
+        let mut words = Words::new(Loader::new(move || Ok(model)), Options::spoken(2));
+        words.begin(&[0; 1600]);
+        words.abandon();
+        let _ = words.judge();
+        assert_eq!(stopped.load(Ordering::SeqCst), 1);
+        // No answer's read was begun for a check without words; one begun for a check
+        // is stopped when the speaker goes on.
+        assert!(words.second.is_none());
+        words.second = Some(Pending::start(
+            words.model.get(),
+            vec![0; 1600],
+            &words.answer.clone(),
+        ));
+        words.begin(&[0; 1600]);
+        assert_eq!(stopped.load(Ordering::SeqCst), 2);
+        assert!(words.second.is_none());
+        words.abandon();
+        let _ = words.judge();
+        assert_eq!(stopped.load(Ordering::SeqCst), 3);
     }
 
     /// A prosody model that is not there.
