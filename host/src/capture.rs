@@ -97,6 +97,8 @@ pub struct Capture {
     /// Where the speech ended before the pause whose signals were begun and not yet
     /// judged.
     reading: Option<u64>,
+    /// Where the speech ended before the pause last judged.
+    judged: Option<u64>,
 }
 
 /// Why and when a capture stopped, and who decided.
@@ -141,6 +143,7 @@ impl Capture {
             turn: None,
             due: Step::Listen,
             reading: None,
+            judged: None,
         }
     }
 
@@ -174,6 +177,11 @@ impl Capture {
             // The speaker went on before the check: that pause's read is not wanted.
             self.abandon_reading(signals);
         }
+        if self.judged.is_some() && self.judged != self.speech_end_ms() {
+            // The speaker went on after the check: what its verdict began is not wanted.
+            self.judged = None;
+            signals.resumed();
+        }
         loop {
             let due = std::mem::replace(&mut self.due, Step::Listen);
             let (end, now) = (self.speech_end_ms()?, self.now_ms());
@@ -185,6 +193,7 @@ impl Capture {
                 }
                 Step::Check => {
                     self.reading = None;
+                    self.judged = Some(end);
                     let judgement = signals.judge();
                     self.turn.as_mut()?.judged(end, now, judgement);
                 }
@@ -541,6 +550,9 @@ pub(crate) mod tests {
         fn abandon(&mut self) {
             self.0.push("abandon");
         }
+        fn resumed(&mut self) {
+            self.0.push("resumed");
+        }
     }
 
     /// A quiet room (about -75 dBFS of noise): exact zeros hold the detector's voiced
@@ -613,6 +625,21 @@ pub(crate) mod tests {
         audio.extend(room(2000));
         let (noted, u) = noted_under_smart_turn(audio, EndpointConfig::default());
         assert_eq!(noted, ["begin", "abandon", "begin", "judge"]);
+        assert_eq!(u.stopped_because, End::EndOfSpeech);
+    }
+
+    #[test]
+    fn speech_after_a_check_tells_the_signals_once_and_the_next_pause_is_checked_anew() {
+        // Speech, 500 ms of silence (checked at 300 ms and found finished, so the turn
+        // would stop at 1.2 s), speech again: the signals hear that the speaker went on,
+        // then the next pause is read and judged, and the turn ends.
+        let mut audio = room(500);
+        audio.extend(voice(1000));
+        audio.extend(room(500));
+        audio.extend(voice(1000));
+        audio.extend(room(2000));
+        let (noted, u) = noted_under_smart_turn(audio, EndpointConfig::default());
+        assert_eq!(noted, ["begin", "judge", "resumed", "begin", "judge"]);
         assert_eq!(u.stopped_because, End::EndOfSpeech);
     }
 

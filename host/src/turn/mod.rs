@@ -253,6 +253,9 @@ pub trait Signals {
     /// The read last begun will not be judged: the speaker went on before its check, or
     /// the capture ended. A read that costs stops early (by default nothing is done).
     fn abandon(&mut self) {}
+    /// The speaker went on after the last judged pause: what was begun at its check (the
+    /// answer's read) is not wanted. By default nothing is done.
+    fn resumed(&mut self) {}
 }
 
 /// What to do after a frame.

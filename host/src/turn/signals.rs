@@ -136,6 +136,13 @@ impl<'a> Words<'a> {
     }
 }
 
+impl Drop for Words<'_> {
+    /// A capture that failed or was cancelled leaves no read running on.
+    fn drop(&mut self) {
+        self.abandon();
+    }
+}
+
 impl Signals for Words<'_> {
     fn begin(&mut self, kept: &[i16]) {
         // A read for an earlier pause is stopped and waited out: two at once would halve
@@ -157,6 +164,13 @@ impl Signals for Words<'_> {
     fn abandon(&mut self) {
         for pending in [&self.pending, &self.second].into_iter().flatten() {
             pending.stop.store(true, Ordering::Relaxed);
+        }
+    }
+
+    fn resumed(&mut self) {
+        // Stopped now, not at the next pause: it would take the cores the next check needs.
+        if let Some(second) = &self.second {
+            second.stop.store(true, Ordering::Relaxed);
         }
     }
 
@@ -268,6 +282,10 @@ impl Signals for Smart<'_> {
     fn abandon(&mut self) {
         // The voice's read is short; only the transcript is worth stopping.
         self.words.abandon();
+    }
+
+    fn resumed(&mut self) {
+        self.words.resumed();
     }
 
     fn judge(&mut self) -> Judgement {
@@ -421,6 +439,16 @@ mod tests {
         words.abandon();
         let _ = words.judge();
         assert_eq!(stopped.load(Ordering::SeqCst), 3);
+        // Speech after a check stops the answer's read at once.
+        words.second = Some(Pending::start(
+            words.model.get(),
+            vec![0; 1600],
+            &words.answer.clone(),
+        ));
+        words.resumed();
+        let read = words.second.take().unwrap().read.join().unwrap();
+        assert!(read.is_err(), "{read:?}");
+        assert_eq!(stopped.load(Ordering::SeqCst), 4);
     }
 
     /// A prosody model that is not there.
