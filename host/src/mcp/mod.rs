@@ -14,6 +14,7 @@ use rmcp::service::RequestContext;
 use rmcp::{Json, RoleServer, ServerHandler, tool, tool_handler, tool_router};
 
 pub mod lines;
+mod schema;
 mod stdio;
 mod types;
 
@@ -84,6 +85,13 @@ impl Server {
         let mut tool_router = Self::tool_router();
         if !config.mcp.ask_human {
             tool_router.remove_route("ask_human");
+        }
+        for route in tool_router.map.values_mut() {
+            let tool = &mut route.attr;
+            schema::portable(Arc::make_mut(&mut tool.input_schema));
+            if let Some(output) = tool.output_schema.as_mut() {
+                schema::portable(Arc::make_mut(output));
+            }
         }
         Server {
             tool_router,
@@ -348,6 +356,19 @@ mod tests {
             Box::new(|_| Ok(Box::new(FileSource::from_samples(vec![0; 1600], false)))),
         );
         Server::with_ask(config, ask)
+    }
+
+    #[test]
+    fn both_tools_schemas_use_only_formats_json_schema_defines() {
+        let dir = std::env::temp_dir().join(format!("yazses-formats-{}", std::process::id()));
+        let tools = server(&dir).tools();
+        assert_eq!(tools.len(), 2);
+        for tool in tools {
+            let input = Value::Object((*tool.input_schema).clone());
+            let output = Value::Object((*tool.output_schema.clone().unwrap()).clone());
+            let left = [schema::formats(&input), schema::formats(&output)].concat();
+            assert!(left.is_empty(), "{}: {left:?}", tool.name);
+        }
     }
 
     async fn call_ask_human(server: Server) -> Value {
