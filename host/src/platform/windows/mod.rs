@@ -526,12 +526,18 @@ mod tests {
         assert!(a.starts_with(r"\\.\pipe\yazses-dictate-"), "{a}");
     }
 
-    #[test]
-    fn a_command_goes_through_the_pipe_and_its_answer_comes_back() {
-        let dir = std::env::temp_dir().join(format!("yazses-pipe-{}", std::process::id()));
+    /// A control channel bound in a scratch runtime dir named `name`; its marker.
+    fn bound(name: &str) -> (PathBuf, ControlListener) {
+        let dir = std::env::temp_dir().join(format!("yazses-{name}-{}", std::process::id()));
         create_private_dir(&dir).unwrap();
         let marker = dir.join(CONTROL_NAME);
         let listener = control_bind(&marker).unwrap();
+        (marker, listener)
+    }
+
+    #[test]
+    fn a_command_goes_through_the_pipe_and_its_answer_comes_back() {
+        let (marker, listener) = bound("pipe");
         assert!(marker.is_file());
         let client = std::thread::spawn(move || {
             let mut stream = control_connect(&marker).unwrap();
@@ -552,10 +558,7 @@ mod tests {
 
     #[test]
     fn a_client_that_says_nothing_is_given_up_on_after_the_read_timeout() {
-        let dir = std::env::temp_dir().join(format!("yazses-mute-{}", std::process::id()));
-        create_private_dir(&dir).unwrap();
-        let marker = dir.join(CONTROL_NAME);
-        let listener = control_bind(&marker).unwrap();
+        let (marker, listener) = bound("mute");
         let (done, quit) = std::sync::mpsc::channel::<()>();
         let client = std::thread::spawn(move || {
             let _stream = control_connect(&marker).unwrap();
