@@ -76,6 +76,17 @@ check_sha256() { # file, expected
 # (whisper's first token) between builds, never a word.
 words() { tr '[:upper:]' '[:lower:]' <<<"$1" | tr -cd 'a-z \n' | tr -s ' '; }
 
+# whisper.cpp's settings for an x86-64 level (x86-64-v2: SSE4.2; x86-64-v3: AVX2, FMA, F16C,
+# BMI2), nothing newer and nothing of the building CPU's own; they reach its CMake through
+# whisper-sys/build.rs. The Linux release and the Windows build use the same two.
+ggml_level() {
+  local off="GGML_NATIVE=OFF GGML_AVX512=OFF GGML_AVX_VNNI=OFF GGML_AMX_TILE=OFF GGML_AMX_INT8=OFF GGML_AMX_BF16=OFF GGML_SSE42=ON"
+  case $1 in
+  x86-64-v2) echo "$off GGML_AVX=OFF GGML_AVX2=OFF GGML_BMI2=OFF GGML_FMA=OFF GGML_F16C=OFF" ;;
+  x86-64-v3) echo "$off GGML_AVX=ON GGML_AVX2=ON GGML_BMI2=ON GGML_FMA=ON GGML_F16C=ON" ;;
+  esac
+}
+
 assets() {
   mkdir -p "$CACHE"
   if [ ! -f "$CT2_DIR/model.bin" ]; then
@@ -339,20 +350,17 @@ firmware)
   ;;
 release)
   assets
-  # GGML_* reach whisper.cpp's CMake through whisper-sys/build.rs. Both levels share one
-  # target directory apart from the local build's (a CMake cache keeps what it was given, so
-  # a native build must not follow a portable one there): the second level rebuilds only
-  # whisper.cpp and yazses, and the copy is taken before the next level overwrites it.
-  ggml_off="GGML_NATIVE=OFF GGML_AVX512=OFF GGML_AVX_VNNI=OFF GGML_AMX_TILE=OFF GGML_AMX_INT8=OFF GGML_AMX_BF16=OFF"
-  v2="$ggml_off GGML_SSE42=ON GGML_AVX=OFF GGML_AVX2=OFF GGML_BMI2=OFF GGML_FMA=OFF GGML_F16C=OFF"
-  v3="$ggml_off GGML_SSE42=ON GGML_AVX=ON GGML_AVX2=ON GGML_BMI2=ON GGML_FMA=ON GGML_F16C=ON"
+  # Both levels share one target directory apart from the local build's (a CMake cache
+  # keeps what it was given, so a native build must not follow a portable one there): the
+  # second level rebuilds only whisper.cpp and yazses, and the copy is taken before the
+  # next level overwrites it.
   out=dist/yazses-x86_64-linux
   rm -rf "$out" && mkdir -p "$out"
   for level in x86-64-v2 x86-64-v3; do
-    flags=$v2 name=yazses
-    [ "$level" = x86-64-v3 ] && flags=$v3 name=yazses-x86-64-v3
-    # shellcheck disable=SC2086
-    env $flags YAZSES_BUILD_CPU_LEVEL=$level \
+    name=yazses
+    [ "$level" = x86-64-v3 ] && name=yazses-x86-64-v3
+    # shellcheck disable=SC2046
+    env $(ggml_level "$level") YAZSES_BUILD_CPU_LEVEL=$level \
       cargo build --release --locked -p yazses --target-dir target/portable
     cp target/portable/release/yazses "$out/$name"
   done
@@ -492,16 +500,14 @@ windows)
   # which hands over to yazses-x86-64-v3.exe (AVX2) on a CPU that has it. v2 last: the lint
   # and the unit tests reuse its whisper.cpp. Only in the Windows builds' environment: in
   # the Linux one's they would rebuild its whisper.cpp.
-  win_off="GGML_NATIVE=OFF GGML_AVX512=OFF GGML_AVX_VNNI=OFF GGML_AMX_TILE=OFF GGML_AMX_INT8=OFF GGML_AMX_BF16=OFF GGML_SSE42=ON"
-  win_ggml="$win_off GGML_AVX=OFF GGML_AVX2=OFF GGML_BMI2=OFF GGML_FMA=OFF GGML_F16C=OFF"
-  win_v3="$win_off GGML_AVX=ON GGML_AVX2=ON GGML_BMI2=ON GGML_FMA=ON GGML_F16C=ON"
+  win_ggml=$(ggml_level x86-64-v2)
   out=dist/yazses-x86_64-windows
   rm -rf "$out" "$out.zip" && mkdir -p "$out"
   for level in x86-64-v3 x86-64-v2; do
-    flags=$win_ggml name=yazses
-    [ "$level" = x86-64-v3 ] && flags=$win_v3 name=yazses-x86-64-v3
-    # shellcheck disable=SC2086
-    env $flags YAZSES_BUILD_CPU_LEVEL=$level cargo build --release --locked -p yazses --target x86_64-pc-windows-gnu
+    name=yazses
+    [ "$level" = x86-64-v3 ] && name=yazses-x86-64-v3
+    # shellcheck disable=SC2046
+    env $(ggml_level "$level") YAZSES_BUILD_CPU_LEVEL=$level cargo build --release --locked -p yazses --target x86_64-pc-windows-gnu
     x86_64-w64-mingw32-strip -o "$out/$name.exe" target/x86_64-pc-windows-gnu/release/yazses.exe
   done
   # The Windows code is linted like the rest, and the host's unit tests run under Wine
@@ -754,7 +760,7 @@ TOML
     "Z:$wine_dir/mcpb/manifest.json" "Z:$exe" "Z:$model" "Z:$PWD/fixtures/speech/hello.wav" \
     "Z:$node_dir/node_modules" >"$wine_dir/mcpb.out" 2>"$wine_dir/mcpb.log"; then
     cat "$wine_dir/mcpb.out" >&2
-    grep -v 'unknown format' "$wine_dir/mcpb.log" | tail -20 >&2
+    tail -20 "$wine_dir/mcpb.log" >&2
     echo "the MCP bundle's command did not start yazses.exe under Wine" >&2
     exit 1
   fi
