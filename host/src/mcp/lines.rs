@@ -5,10 +5,88 @@
 //! [`MAX_LINE_BYTES`]) is a parse error (-32700); JSON that is not a message the server
 //! reads is an invalid request (-32600). Both carry the request's `id` when it can be
 //! read, else `null`. Blank lines are ignored.
+//!
+//! It also keeps count of the requests the SDK has not answered yet ([`InFlight`]), so
+//! that a client that sends its last request and closes its side at once (a script piping
+//! requests in) still gets every answer: the SDK sees the end of input only once they
+//! are out.
+
+use std::collections::HashSet;
+use std::sync::Arc;
 
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, watch};
+
+/// The ids of the requests passed to the SDK and not yet answered (nor cancelled).
+#[derive(Clone, Debug)]
+pub struct InFlight(Arc<watch::Sender<HashSet<String>>>);
+
+impl Default for InFlight {
+    fn default() -> InFlight {
+        InFlight(Arc::new(watch::Sender::new(HashSet::new())))
+    }
+}
+
+impl InFlight {
+    /// How many requests wait for their answer.
+    pub fn len(&self) -> usize {
+        self.0.borrow().len()
+    }
+
+    /// Whether every request has been answered.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Returns once every request has been answered or cancelled.
+    pub async fn settled(&self) {
+        let mut rx = self.0.subscribe();
+        let _ = rx.wait_for(HashSet::is_empty).await;
+    }
+
+    /// Notes a message the client sent: a request starts waiting; a cancellation ends
+    /// the wait of the request it names (a cancelled request gets no answer).
+    fn sent(&self, message: &Value) {
+        if message.get("method").and_then(Value::as_str) == Some("notifications/cancelled") {
+            if let Some(id) = message.pointer("/params/requestId") {
+                self.0.send_modify(|s| {
+                    s.remove(&id.to_string());
+                });
+            }
+        } else if message.get("method").is_some()
+            && let Some(id) = message.get("id")
+        {
+            self.0.send_modify(|s| {
+                s.insert(id.to_string());
+            });
+        }
+    }
+
+    /// Notes a message the server wrote: an answer (a result or an error with an id).
+    fn answered(&self, message: &Value) {
+        if let Some(error) = message.get("error") {
+            let id = message
+                .get("id")
+                .map(ToString::to_string)
+                .unwrap_or_default();
+            let code = error.get("code").and_then(serde_json::Value::as_i64);
+            let reason = error.get("message").and_then(serde_json::Value::as_str);
+            tracing::warn!(
+                id,
+                code,
+                "refused a request: {}",
+                reason.unwrap_or("no reason given")
+            );
+        }
+        if message.get("method").is_none()
+            && (message.get("result").is_some() || message.get("error").is_some())
+            && let Some(id) = message.get("id")
+        {
+            self.0.send_if_modified(|s| s.remove(&id.to_string()));
+        }
+    }
+}
 
 /// The longest line read, newline excluded: 4 MiB. A longer one is skipped to its end and
 /// answered with a parse error.
@@ -78,13 +156,14 @@ fn error(id: Value, code: i64, message: &str) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
 }
 
-/// Reads lines from `input`, passes messages to `to_sdk` and error replies to `replies`.
-/// Ends at the end of input (closing `to_sdk`, which ends the session) or when the SDK
-/// stops reading.
+/// Reads lines from `input`, passes messages to `to_sdk` (noting the requests in
+/// `in_flight`) and error replies to `replies`. Returns at the end of input or when the
+/// SDK stops reading; closing `to_sdk`, which ends the session, is the caller's.
 pub async fn filter(
     input: impl AsyncRead + Unpin,
     mut to_sdk: impl AsyncWrite + Unpin,
     replies: mpsc::UnboundedSender<Value>,
+    in_flight: &InFlight,
 ) {
     let mut input = BufReader::with_capacity(64 << 10, input);
     let mut line = Vec::new();
@@ -103,6 +182,9 @@ pub async fn filter(
         match classify(&line, too_long) {
             Line::Blank => {}
             Line::Message => {
+                if let Ok(message) = serde_json::from_slice::<Value>(&line) {
+                    in_flight.sent(&message);
+                }
                 line.push(b'\n');
                 if to_sdk.write_all(&line).await.is_err() {
                     break;
@@ -122,7 +204,7 @@ pub async fn filter(
             break;
         }
     }
-    let _ = to_sdk.shutdown().await;
+    let _ = to_sdk.flush().await;
 }
 
 /// Reads up to the next newline into `line`, keeping at most [`MAX_LINE_BYTES`]; returns
@@ -161,7 +243,8 @@ async fn read_line(
 }
 
 /// Copies the SDK's output to `out` whole line by whole line, with the error replies put
-/// between lines. Ends when the SDK closes its output.
+/// between lines, and strikes each answer off `in_flight`. Ends when the SDK closes its
+/// output.
 ///
 /// Replies go first whenever one is waiting: `filter` queues a line's reply before it
 /// passes the next line to the SDK, so a client reads the answers to its bad lines before
@@ -170,6 +253,7 @@ pub async fn merge(
     from_sdk: impl AsyncRead + Unpin,
     mut replies: mpsc::UnboundedReceiver<Value>,
     mut out: impl AsyncWrite + Unpin,
+    in_flight: &InFlight,
 ) -> std::io::Result<()> {
     let mut from_sdk = BufReader::new(from_sdk);
     let mut line = Vec::new();
@@ -190,6 +274,9 @@ pub async fn merge(
                 }
                 out.write_all(&line).await?;
                 out.flush().await?;
+                if let Ok(message) = serde_json::from_slice::<Value>(&line) {
+                    in_flight.answered(&message);
+                }
                 line.clear();
             }
         }
@@ -264,8 +351,57 @@ mod tests {
             drop(tx);
             let sdk = b"{\"id\":6}\n".as_slice();
             let mut out = Vec::new();
-            merge(sdk, rx, &mut out).await.unwrap();
+            merge(sdk, rx, &mut out, &InFlight::default())
+                .await
+                .unwrap();
             assert_eq!(out, b"{\"id\":44}\n{\"id\":6}\n");
         }
+    }
+
+    #[tokio::test]
+    async fn a_request_waits_for_its_answer_and_a_cancelled_one_does_not() {
+        let in_flight = InFlight::default();
+        let input = concat!(
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}"#,
+            "\n",
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            "\n",
+            r#"{"jsonrpc":"2.0","id":"two","method":"tools/list"}"#,
+            "\n",
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"x"}}"#,
+            "\n",
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}"#,
+            "\n",
+        );
+        let (tx, _rx) = mpsc::unbounded_channel();
+        let mut to_sdk = Vec::new();
+        filter(input.as_bytes(), &mut to_sdk, tx, &in_flight).await;
+        assert_eq!(in_flight.len(), 2, "initialize and tools/list wait");
+        let answers = concat!(
+            r#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
+            "\n",
+            r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{}}"#,
+            "\n",
+        );
+        let (_tx, rx) = mpsc::unbounded_channel();
+        merge(answers.as_bytes(), rx, Vec::new(), &in_flight)
+            .await
+            .unwrap();
+        assert_eq!(in_flight.len(), 1, "tools/list still waits");
+        let settled = tokio::spawn({
+            let in_flight = in_flight.clone();
+            async move { in_flight.settled().await }
+        });
+        tokio::task::yield_now().await;
+        assert!(!settled.is_finished());
+        let (_tx, rx) = mpsc::unbounded_channel();
+        let error = r#"{"jsonrpc":"2.0","id":"two","error":{"code":-1,"message":"x"}}"#;
+        merge(format!("{error}\n").as_bytes(), rx, Vec::new(), &in_flight)
+            .await
+            .unwrap();
+        tokio::time::timeout(std::time::Duration::from_secs(5), settled)
+            .await
+            .expect("settled once the last request was answered")
+            .unwrap();
     }
 }

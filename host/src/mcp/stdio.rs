@@ -26,8 +26,17 @@ pub fn serve_stdio(config: Config) -> anyhow::Result<()> {
         let (filtered, sdk_in) = tokio::io::duplex(1 << 16);
         let (sdk_out, merged) = tokio::io::duplex(1 << 16);
         let (replies, replies_rx) = tokio::sync::mpsc::unbounded_channel();
-        tokio::spawn(super::lines::filter(reader, filtered, replies));
-        let output = tokio::spawn(super::lines::merge(merged, replies_rx, writer));
+        let in_flight = super::lines::InFlight::default();
+        tokio::spawn(read_until_answered(
+            reader,
+            filtered,
+            replies,
+            in_flight.clone(),
+        ));
+        let output = tokio::spawn({
+            let in_flight = in_flight.clone();
+            async move { super::lines::merge(merged, replies_rx, writer, &in_flight).await }
+        });
         let service = rmcp::ServiceExt::serve(server, (sdk_in, sdk_out))
             .await
             .map_err(|e| anyhow::anyhow!("the MCP session did not start: {e}"))?;
@@ -50,6 +59,27 @@ pub fn serve_stdio(config: Config) -> anyhow::Result<()> {
     // A blocking stdin read cannot be cancelled; do not wait for it at exit.
     runtime.shutdown_timeout(std::time::Duration::from_millis(200));
     result
+}
+
+/// Passes the client's lines on until its input ends, then holds the SDK's input open
+/// until every request read has been answered: the SDK stops waiting for its handlers
+/// a few seconds after the end of input, which would drop the answer to a request
+/// piped in just before it (a transcription takes longer).
+async fn read_until_answered(
+    reader: rmcp::transport::StdioReader,
+    mut to_sdk: tokio::io::DuplexStream,
+    replies: tokio::sync::mpsc::UnboundedSender<serde_json::Value>,
+    in_flight: super::lines::InFlight,
+) {
+    super::lines::filter(reader, &mut to_sdk, replies, &in_flight).await;
+    if !in_flight.is_empty() {
+        tracing::info!(
+            requests = in_flight.len(),
+            "the client's input ended; answering what it asked before stopping"
+        );
+        in_flight.settled().await;
+    }
+    let _ = tokio::io::AsyncWriteExt::shutdown(&mut to_sdk).await;
 }
 
 /// SIGTERM, SIGINT or SIGHUP (what the platform has of them).

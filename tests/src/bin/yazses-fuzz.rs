@@ -146,7 +146,7 @@ fn jsonrpc(input: &[u8], _: &mut Rng) -> Verdict {
     let (forwarded, replies) = runtime.block_on(async {
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
         let mut out = Vec::new();
-        lines::filter(input, &mut out, tx).await;
+        lines::filter(input, &mut out, tx, &lines::InFlight::default()).await;
         let mut replies = 0usize;
         while rx.recv().await.is_some() {
             replies += 1;
