@@ -1,7 +1,7 @@
 //! `ask_human`: an agent asks the user a question out loud and gets the spoken answer.
 //!
-//! The flow: check the restraints, say "`<caller>` asks: `<question>`", open the capture
-//! source, listen until the user stops (the core's end-of-speech policy, with pre-roll),
+//! The flow: check the restraints, check that the capture source opens, say
+//! "`<caller>` asks: `<question>`", open the capture source, listen until the user stops (the core's end-of-speech policy, with pre-roll),
 //! release the microphone, transcribe, and return the answer to the caller, and only to
 //! the caller: nothing here types, pastes or sends it anywhere else.
 //!
@@ -111,7 +111,7 @@ pub enum AskError {
     Transcribe(#[source] HearError),
     /// The question could not be said, so nothing was listened for.
     #[error(
-        "The question could not be spoken ({0}), so the user never heard it and the microphone was not opened; ask in text instead."
+        "The question could not be spoken ({0}), so the user never heard it and nothing was listened for; ask in text instead."
     )]
     NotSpoken(#[source] SpeakError),
     /// The caller cancelled.
@@ -260,6 +260,7 @@ impl AskHuman {
         .turn(self.config.turn)
         .begin(coord, cancel, &mut on_step)?;
         let queued_ms = hearing.queued_ms();
+        hearing.check_source(&*self.open)?;
         let reservation = coord.ledger().reserve(limit, unix_ms())?;
         let refund = |e: AskError| {
             if let Err(settle) = coord.ledger().settle(&reservation, false, unix_ms()) {
@@ -481,6 +482,39 @@ mod tests {
         assert!(fixed.turn.is_none());
     }
 
+    /// Progress says what is happening: once listening is over, the answer is being
+    /// read, whichever end of turn stopped it.
+    #[test]
+    fn after_listening_progress_says_transcribing_under_either_turn_policy() {
+        use crate::turn::TurnMode;
+        for mode in [TurnMode::Smart, TurnMode::Fixed] {
+            let dir = runtime_dir(&format!("steps-{mode:?}"));
+            let mut speech = vec![0; 16 * 500];
+            speech.extend(voice(800));
+            let mut s = service(5, &dir, speech);
+            s.config.turn.mode = mode;
+            let mut steps = Vec::new();
+            s.ask(
+                "agent",
+                "Ready?",
+                10,
+                || Ok(says("Ship it on Friday.")),
+                &AtomicBool::new(false),
+                |step| steps.push(step.describe()),
+            )
+            .unwrap();
+            assert_eq!(
+                steps,
+                [
+                    "saying the question",
+                    "listening for the answer",
+                    "transcribing the answer"
+                ],
+                "{mode:?}"
+            );
+        }
+    }
+
     #[test]
     fn a_trailing_conjunction_keeps_listening_to_the_longest_pause() {
         use crate::turn::{TurnMode, Verdict};
@@ -572,6 +606,45 @@ mod tests {
         );
     }
 
+    /// Someone who hears a question expects to be listened to.
+    #[test]
+    fn a_microphone_that_cannot_open_refuses_before_the_question_is_said() {
+        let dir = runtime_dir("no-mic");
+        let said = dir.join("said.txt");
+        let mut config = Config::default();
+        config.speak.command = vec![
+            "sh".into(),
+            "-c".into(),
+            format!("echo \"$1\" > {}", said.display()),
+            "speak".into(),
+        ];
+        let s = AskHuman::with_parts(
+            config,
+            Ok(Coordinator::new(RuntimeDir::at(&dir).unwrap())),
+            Box::new(|_| {
+                Err(SourceError::Audio(crate::audio::AudioError::Io {
+                    path: "/nowhere/answer.wav".into(),
+                    source: std::io::ErrorKind::NotFound.into(),
+                }))
+            }),
+        );
+        let mut steps = Vec::new();
+        let err = s
+            .ask(
+                "agent",
+                "Ready?",
+                10,
+                never_loaded,
+                &AtomicBool::new(false),
+                |step| steps.push(step.describe()),
+            )
+            .unwrap_err();
+        assert!(matches!(err, AskError::Capture(_)), "{err}");
+        assert!(err.to_string().contains("/nowhere/answer.wav"), "{err}");
+        assert!(steps.is_empty(), "{steps:?}");
+        assert!(!said.exists(), "the question was said");
+    }
+
     #[test]
     fn a_microphone_that_fails_refunds_the_reservation() {
         let dir = runtime_dir("fails");
@@ -635,13 +708,13 @@ mod tests {
             let mut config = Config::default();
             config.mcp.ask_human_per_hour = 1;
             config.speak.command = command.iter().map(|s| (*s).to_owned()).collect();
-            let opened = Arc::new(AtomicBool::new(false));
+            let opened = Arc::new(std::sync::atomic::AtomicUsize::new(0));
             let seen = opened.clone();
             let s = AskHuman::with_parts(
                 config,
                 Ok(Coordinator::new(RuntimeDir::at(&dir).unwrap())),
                 Box::new(move |_| {
-                    seen.store(true, Ordering::SeqCst);
+                    seen.fetch_add(1, Ordering::SeqCst);
                     Ok(Box::new(FileSource::from_samples(voice(800), false)))
                 }),
             );
@@ -649,12 +722,13 @@ mod tests {
             assert!(matches!(err, AskError::NotSpoken(_)), "{err}");
             assert!(
                 err.to_string().contains(command[0])
-                    && err.to_string().contains("microphone was not opened"),
+                    && err.to_string().contains("nothing was listened for"),
                 "{err}"
             );
-            assert!(
-                !opened.load(Ordering::SeqCst),
-                "{command:?}: the microphone opened"
+            assert_eq!(
+                opened.load(Ordering::SeqCst),
+                1,
+                "{command:?}: checked before speaking, never opened to listen"
             );
         }
         // Nothing was charged: a question that was heard still fits in the budget of 1.

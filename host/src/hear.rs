@@ -214,6 +214,16 @@ impl Hearing<'_> {
         self.session.queued_ms()
     }
 
+    /// Opens the source with `open` and closes it again, to know before a question is
+    /// said that its answer can be heard: a missing recording, an unplugged dongle or a
+    /// sound card in use fail here, and nobody hears a question nothing listens for.
+    /// [`listen`](Self::listen) opens it afresh, so nothing said meanwhile (the question
+    /// itself, through the speakers) reaches the capture.
+    pub fn check_source(&self, open: OpenSource<'_>) -> Result<(), HearError> {
+        drop(open(self.request.endpoint).map_err(CaptureError::from)?);
+        Ok(())
+    }
+
     /// Opens the source with `open`, listens until the turn ends, lets the microphone
     /// go, and transcribes. `model` gives the transcriber and `voice` the prosody model,
     /// each loaded at its first use: the smart turn uses them while the user speaks, the
@@ -251,10 +261,14 @@ impl Hearing<'_> {
                 &mut signals,
             )?,
         };
+        // Listening is over: what follows (the answer's read, or waiting for the one the
+        // smart turn started) is transcribing, and progress must not say "listening".
+        if request.transcribe && (utterance.said.is_some() || !utterance.samples.is_empty()) {
+            on_step(Step::Transcribing);
+        }
         let said = match utterance.said.take() {
             Some(said) => Some(signals.settle(said)),
             None if request.transcribe && !utterance.samples.is_empty() => {
-                on_step(Step::Transcribing);
                 let transcriber = signals.transcriber().map_err(HearError::Model)?;
                 Some(transcriber.said(utterance.samples.clone(), &request.options)?)
             }
