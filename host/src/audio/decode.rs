@@ -47,8 +47,8 @@ pub enum DecodeError {
     Invalid(String),
     /// A stream with no audio in it.
     Empty,
-    /// More audio than the caller allows.
-    TooLong,
+    /// More audio than the caller allows: the length the file declares, when it does.
+    TooLong(Option<u64>),
     /// The caller's tap wanted no more audio.
     Stopped,
     /// The resampler failed converting from `rate`, in words.
@@ -129,7 +129,7 @@ fn decode_inner(
     if let Some(n) = track.codec_params.n_frames
         && over_cap(n, declared_rate, max_secs)
     {
-        return Err(DecodeError::TooLong);
+        return Err(DecodeError::TooLong(declared_ms));
     }
     let mut decoder = symphonia::default::get_codecs()
         .make(&track.codec_params, &DecoderOptions::default())
@@ -289,7 +289,7 @@ fn ogg_tail_is_cut(source: &mut Box<dyn MediaSource>) -> bool {
 
 fn from_sink(e: SinkError) -> DecodeError {
     match e {
-        SinkError::TooLong => DecodeError::TooLong,
+        SinkError::TooLong => DecodeError::TooLong(None),
         SinkError::Resample { rate, reason } => DecodeError::Resample { rate, reason },
         SinkError::Empty => DecodeError::Empty,
         SinkError::Stopped => DecodeError::Stopped,

@@ -15,7 +15,7 @@ mod sink;
 mod wav;
 
 use std::fs;
-use std::io::{self, BufReader, SeekFrom};
+use std::io::{self, BufReader, Read, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use symphonia::core::io::MediaSource;
@@ -121,12 +121,18 @@ pub enum AudioError {
         limit: u64,
     },
     /// Longer than the caller accepts.
-    #[error("{path} is longer than the limit of {limit_secs} s")]
+    #[error(
+        "{path} is {}, over the limit of {limit_secs} s; transcribe takes longer files with --max-duration-s (the config's [transcribe] max_duration_s)",
+        length_words(*length_ms, *limit_secs)
+    )]
     TooLong {
         /// The file.
         path: PathBuf,
         /// The limit.
         limit_secs: u64,
+        /// How long the file says it is, when its header says; `None` when decoding
+        /// passed the limit.
+        length_ms: Option<u64>,
     },
     /// Decoding stopped before the end of the audio: a damaged or missing tail.
     #[error("{path} is cut short: {}", cut_short_words(*at_ms, *expected_ms))]
@@ -154,6 +160,23 @@ pub enum AudioError {
         /// The resampler's reason.
         reason: String,
     },
+}
+
+/// A length as a person says it: "3 h 1 min", "4 min 12 s", "9.5 s".
+fn spoken_length(ms: u64) -> String {
+    let s = ms / 1000;
+    match s {
+        3600.. => format!("{} h {} min", s / 3600, s % 3600 / 60),
+        60.. => format!("{} min {} s", s / 60, s % 60),
+        _ => format!("{s}.{} s", ms % 1000 / 100),
+    }
+}
+
+fn length_words(length_ms: Option<u64>, limit_secs: u64) -> String {
+    match length_ms {
+        Some(ms) => format!("{} long by its header", spoken_length(ms)),
+        None => format!("longer than {}", spoken_length(limit_secs * 1000)),
+    }
 }
 
 fn cut_short_words(at_ms: u64, expected_ms: Option<u64>) -> String {
@@ -199,6 +222,105 @@ impl Default for Limits {
 pub fn read(path: &Path, limits: &Limits) -> Result<Audio, AudioError> {
     let file = open(path, limits)?;
     decode_source(file.0, file.1, path, limits, None)
+}
+
+/// Audio named on the command line: a file, decoded as it is read, or a stream (`-` for
+/// standard input, a pipe or FIFO such as `/dev/stdin` or a shell's `<(ffmpeg ...)`),
+/// read whole first within the size cap, since a stream cannot be sought in.
+#[derive(Debug)]
+pub enum Input {
+    /// A file on disk.
+    File(PathBuf),
+    /// What a stream held.
+    Read {
+        /// The stream's name in messages.
+        name: PathBuf,
+        /// Its bytes.
+        bytes: Vec<u8>,
+    },
+}
+
+/// How standard input is named in messages.
+pub const STDIN_NAME: &str = "standard input";
+
+impl Input {
+    /// The input `arg` names: `-` is standard input, a pipe is read whole, anything else
+    /// is a file (checked when it is decoded).
+    pub fn from_arg(arg: &Path, limits: &Limits) -> Result<Input, AudioError> {
+        if arg == Path::new("-") {
+            let name = PathBuf::from(STDIN_NAME);
+            let stdin = io::stdin();
+            if io::IsTerminal::is_terminal(&stdin) {
+                return Err(AudioError::Io {
+                    path: name,
+                    source: io::Error::other(
+                        "it is a terminal, not audio; pipe a recording in (`ffmpeg -i talk.m4a -f wav - | yazses transcribe -`)",
+                    ),
+                });
+            }
+            let bytes = read_stream(stdin.lock(), &name, limits)?;
+            return Ok(Input::Read { name, bytes });
+        }
+        match fs::metadata(arg) {
+            Ok(meta) if crate::platform::is_stream(&meta) => {
+                let io_err = |source| AudioError::Io {
+                    path: arg.to_owned(),
+                    source,
+                };
+                let file = fs::File::open(arg).map_err(io_err)?;
+                let bytes = read_stream(file, arg, limits)?;
+                Ok(Input::Read {
+                    name: arg.to_owned(),
+                    bytes,
+                })
+            }
+            _ => Ok(Input::File(arg.to_owned())),
+        }
+    }
+
+    /// The name messages give it.
+    pub fn name(&self) -> &Path {
+        match self {
+            Input::File(path) => path,
+            Input::Read { name, .. } => name,
+        }
+    }
+
+    /// Decodes it whole, as [`read`] does a file.
+    pub fn read(self, limits: &Limits) -> Result<Audio, AudioError> {
+        match self {
+            Input::File(path) => read(&path, limits),
+            Input::Read { name, bytes } => decode_bytes(bytes, &name, limits),
+        }
+    }
+
+    /// Decodes it through `tap`, as [`stream`] does a file.
+    pub fn stream(self, limits: &Limits, tap: Tap<'_>) -> Result<Streamed, AudioError> {
+        match self {
+            Input::File(path) => stream(&path, limits, tap),
+            Input::Read { name, bytes } => stream_bytes(bytes, &name, limits, tap),
+        }
+    }
+}
+
+/// Reads a stream to its end, refusing one over the size cap as soon as it passes it.
+fn read_stream(reader: impl io::Read, name: &Path, limits: &Limits) -> Result<Vec<u8>, AudioError> {
+    let mut bytes = Vec::new();
+    reader
+        .take(limits.max_bytes.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|source| AudioError::Io {
+            path: name.to_owned(),
+            source,
+        })?;
+    if bytes.len() as u64 > limits.max_bytes {
+        return Err(AudioError::TooLarge {
+            path: name.to_owned(),
+            bytes: bytes.len() as u64,
+            limit: limits.max_bytes,
+        });
+    }
+    Ok(bytes)
 }
 
 /// What a file streamed through a [`Tap`] was.
@@ -305,13 +427,26 @@ fn decode_source<S: MediaSource + 'static>(
     source.seek(SeekFrom::Start(0)).map_err(io_err)?;
     let wav_error = if is_riff {
         let wav_tap: Option<Tap<'_>> = if tapping { Some(&mut counted) } else { None };
-        match wav::decode(
-            BufReader::new(&mut source),
-            Some(byte_len),
-            path,
-            limits,
-            wav_tap,
-        ) {
+        // A header written to a pipe gives no length: the data runs to the file's end.
+        let mut header = Vec::with_capacity(wav::HEADER_SCAN);
+        (&mut source)
+            .take(wav::HEADER_SCAN as u64)
+            .read_to_end(&mut header)
+            .map_err(io_err)?;
+        let data_len = wav::streamed_data_len(&header, byte_len);
+        if let Some((at, len)) = data_len {
+            tracing::debug!(
+                path = %path.display(),
+                bytes = len,
+                "the WAV header gives no length (written to a pipe); reading to the end"
+            );
+            header[at..at + 4].copy_from_slice(&len.to_le_bytes());
+        }
+        source
+            .seek(SeekFrom::Start(header.len() as u64))
+            .map_err(io_err)?;
+        let reader = io::Cursor::new(header).chain(BufReader::new(&mut source));
+        match wav::decode(reader, Some(byte_len), path, limits, wav_tap) {
             Ok(audio) => return Ok(audio),
             // hound reads PCM and float; other WAV encodings may still be symphonia's.
             Err(e @ (AudioError::NotWav { .. } | AudioError::Unsupported { .. }))
@@ -342,9 +477,10 @@ fn decode_source<S: MediaSource + 'static>(
                 decode::DecodeError::Unrecognised => AudioError::Unrecognised { path },
                 decode::DecodeError::Invalid(reason) => AudioError::Corrupt { path, reason },
                 decode::DecodeError::Empty => AudioError::Empty { path },
-                decode::DecodeError::TooLong => AudioError::TooLong {
+                decode::DecodeError::TooLong(length_ms) => AudioError::TooLong {
                     path,
                     limit_secs: limits.max_secs,
+                    length_ms,
                 },
                 decode::DecodeError::Resample { rate, reason } => {
                     AudioError::Resample { path, rate, reason }

@@ -47,6 +47,7 @@ impl SinkError {
             SinkError::TooLong => AudioError::TooLong {
                 path: path.to_owned(),
                 limit_secs: limits.max_secs,
+                length_ms: None,
             },
             SinkError::Resample { rate, reason } => AudioError::Resample {
                 path: path.to_owned(),

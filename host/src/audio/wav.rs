@@ -10,8 +10,49 @@ use super::{Audio, AudioError, Limits};
 /// Mono samples gathered before each push into the sink.
 const BLOCK: usize = 4096;
 
+/// How far into a file the data chunk is looked for: past the format chunk and the odd
+/// metadata chunk (ffmpeg writes a LIST of tags), well short of any audio.
+pub(crate) const HEADER_SCAN: usize = 64 << 10;
+
+/// Where a header written for a stream says how long its data is, and what it really
+/// holds: a writer that cannot seek back (ffmpeg or sox writing to a pipe) leaves a
+/// placeholder (0xFFFFFFFF, 0x7FFFF000 to 0x7FFFFFFF, or 0) where the length goes. `header` is the
+/// start of the file and `byte_len` its whole length. `None` when the header gives a real
+/// length (a file cut short stays one), or has no data chunk in `header`.
+pub(crate) fn streamed_data_len(header: &[u8], byte_len: u64) -> Option<(usize, u32)> {
+    let u32_at = |at: usize| {
+        header
+            .get(at..at + 4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    };
+    let mut block_align = 1u64;
+    let mut at = 12;
+    while let (Some(id), Some(size)) = (header.get(at..at + 4), u32_at(at + 4)) {
+        let body = at + 8;
+        if id == b"fmt " {
+            if let Some(b) = header.get(body + 12..body + 14) {
+                block_align = u64::from(u16::from_le_bytes([b[0], b[1]])).max(1);
+            }
+        } else if id == b"data" {
+            let held = byte_len.saturating_sub(body as u64);
+            // ffmpeg writes 0xFFFFFFFF, sox and arecord 0x7FFFF000 or so; a larger claim
+            // than those is a claim, judged against the duration cap.
+            let placeholder = matches!(size, 0 | u32::MAX | 0x7FFF_F000..=0x7FFF_FFFF);
+            if !placeholder || u64::from(size) == held {
+                return None;
+            }
+            let whole = (held - held % block_align).min(u64::from(u32::MAX - 1));
+            let whole = whole - whole % block_align;
+            return Some((at + 4, whole as u32));
+        }
+        at = body + size as usize + (size as usize & 1);
+    }
+    None
+}
+
 /// Decodes a WAV stream. `byte_len`, when known, is the file's size: a header that claims
-/// more audio than the file could hold is judged by what the file holds. With a `tap`,
+/// more audio than the file could hold is refused when its claim passes the duration cap,
+/// and otherwise read as a file cut short. With a `tap`,
 /// the audio goes there as it decodes and the returned [`Audio`] holds no samples.
 pub(crate) fn decode<R: io::Read>(
     reader: R,
@@ -39,13 +80,15 @@ pub(crate) fn decode<R: io::Read>(
     let promised = u64::from(wav.len());
     let block_align = u64::from(channels) * u64::from(spec.bits_per_sample.div_ceil(8)).max(1);
     let frames_held = byte_len.map_or(u64::MAX, |n| n / block_align);
-    let frames = u64::from(wav.duration()).min(frames_held);
-    if over_cap(frames, spec.sample_rate, limits.max_secs) {
+    let claimed = u64::from(wav.duration());
+    if over_cap(claimed, spec.sample_rate, limits.max_secs) {
         return Err(AudioError::TooLong {
             path: path.to_owned(),
             limit_secs: limits.max_secs,
+            length_ms: Some(claimed * 1000 / u64::from(spec.sample_rate)),
         });
     }
+    let frames = claimed.min(frames_held);
     let mut sink = Sink::new(spec.sample_rate, limits.max_secs, Some(frames), tap)
         .map_err(|e| e.into_audio(path, limits))?;
     let mut reading = Reading {

@@ -7,7 +7,7 @@ use clap::Args;
 use serde::Serialize;
 
 use super::print;
-use crate::transcribe::{self, Engine, Options, Progress, Transcript};
+use crate::transcribe::{self, Engine, Options, Progress, TranscribeError, Transcript};
 use crate::{audio, config, model};
 
 /// Output formats of `yazses transcribe`.
@@ -43,7 +43,8 @@ impl Format {
 /// `yazses transcribe`.
 #[derive(Debug, Args)]
 pub struct TranscribeArgs {
-    /// The audio files.
+    /// The audio files; `-` reads one from standard input (a pipe: `ffmpeg -i talk.m4a -f
+    /// wav - | yazses transcribe -`), as does a FIFO or `/dev/stdin`.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
     /// Output format.
@@ -73,7 +74,8 @@ pub struct TranscribeArgs {
     #[arg(long)]
     pub partial: bool,
     /// Write each file's output to DIR/NAME.EXT (NAME: the file's name without its
-    /// extension; EXT: the format's) instead of stdout.
+    /// extension, `stdin` for `-`; EXT: the format's) instead of stdout; DIR is made if
+    /// it is not there.
     #[arg(long, value_name = "DIR")]
     pub output_dir: Option<PathBuf>,
 }
@@ -103,15 +105,19 @@ pub(super) fn run(args: TranscribeArgs, config: &config::Config) -> anyhow::Resu
     for (file, target) in args.files.iter().zip(&targets) {
         let bar = progress_bar(file);
         let ticker = bar.clone();
-        let result = transcribe::transcribe_file(&engine, file, &options, move |p| {
-            if let Progress::Done { done_ms, .. } = p {
-                match p.percent() {
-                    Some(pct) => ticker.set_position(pct),
-                    // A header that does not say how long the file is: count seconds.
-                    None => ticker.set_message(format!("{} s", done_ms / 1000)),
-                }
-            }
-        });
+        let result = audio::Input::from_arg(file, &options.limits)
+            .map_err(TranscribeError::from)
+            .and_then(|input| {
+                transcribe::transcribe_input(&engine, input, &options, move |p| {
+                    if let Progress::Done { done_ms, .. } = p {
+                        match p.percent() {
+                            Some(pct) => ticker.set_position(pct),
+                            // A header that does not say how long the file is: count seconds.
+                            None => ticker.set_message(format!("{} s", done_ms / 1000)),
+                        }
+                    }
+                })
+            });
         bar.finish_and_clear();
         match result {
             Ok(t) => {
@@ -175,17 +181,18 @@ fn output_targets(
         }
         return Ok(vec![None; files.len()]);
     };
-    if !dir.is_dir() {
-        anyhow::bail!(
-            "the output directory {} does not exist or is not a directory",
-            dir.display()
-        );
-    }
+    // Made as `mkdir -p` would, before any work: a typo shows at once, not after an hour.
+    std::fs::create_dir_all(dir)
+        .with_context(|| format!("cannot make the output directory {}", dir.display()))?;
     let mut targets: Vec<Option<PathBuf>> = Vec::with_capacity(files.len());
     for file in files {
-        let stem = file
-            .file_stem()
-            .with_context(|| format!("{} has no file name to name its output", file.display()))?;
+        let stem = if file == Path::new("-") {
+            std::ffi::OsStr::new("stdin")
+        } else {
+            file.file_stem().with_context(|| {
+                format!("{} has no file name to name its output", file.display())
+            })?
+        };
         // The whole stem, dots and all: `with_extension` would turn a.b.wav into a.srt.
         let mut name = stem.to_os_string();
         name.push(".");
@@ -280,5 +287,16 @@ mod tests {
             targets,
             [Some(dir.join("take.1.srt")), Some(dir.join("take.2.srt"))]
         );
+    }
+
+    #[test]
+    fn the_output_directory_is_made_and_standard_input_is_named_stdin() {
+        let dir = std::env::temp_dir()
+            .join(format!("yazses-outdir-{}", std::process::id()))
+            .join("made/here");
+        let _ = std::fs::remove_dir_all(&dir);
+        let targets = output_targets(&[PathBuf::from("-")], Format::Vtt, Some(&dir)).unwrap();
+        assert!(dir.is_dir());
+        assert_eq!(targets, [Some(dir.join("stdin.vtt"))]);
     }
 }

@@ -14,7 +14,8 @@ use crate::{analysis, audio, plot};
 /// `yazses vad`.
 #[derive(Debug, Args)]
 pub struct VadArgs {
-    /// The WAV file (any rate and channel count; converted to 16 kHz mono).
+    /// The recording (WAV, FLAC, MP3, Ogg/Vorbis; any rate and channel count; converted to
+    /// 16 kHz mono); `-` reads it from standard input.
     pub file: PathBuf,
     /// Print one JSON object on stdout instead of text.
     #[arg(long)]
@@ -31,7 +32,8 @@ pub struct VadArgs {
     /// Detector tuning: default, quiet_room (soft speech in a silent room) or noisy (cafés, open offices).
     #[arg(long, default_value = "default", value_parser = parse_preset)]
     pub preset: Preset,
-    /// Also draw waveform, levels, thresholds and decisions to this PNG file.
+    /// Also draw waveform, levels, thresholds and decisions to this PNG file (checked
+    /// before the analysis: a name ending in .png, in a folder that exists).
     #[arg(long, value_name = "OUT.png")]
     pub plot: Option<PathBuf>,
 }
@@ -44,7 +46,11 @@ fn parse_preset(s: &str) -> Result<Preset, String> {
 }
 
 pub(super) fn run(args: VadArgs) -> anyhow::Result<()> {
-    let audio = audio::read(&args.file, &audio::Limits::default())?;
+    if let Some(out) = &args.plot {
+        plot::check_target(out)?;
+    }
+    let limits = audio::Limits::default();
+    let audio = audio::Input::from_arg(&args.file, &limits)?.read(&limits)?;
     let endpoint = EndpointConfig {
         end_silence: Duration::from_millis(args.end_silence_ms),
         no_speech: Duration::from_millis(args.no_speech_ms),

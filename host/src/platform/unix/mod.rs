@@ -87,6 +87,13 @@ pub(crate) fn not_mine(meta: &Metadata) -> Option<String> {
     (meta.uid() != me).then(|| format!("it belongs to user id {}, not to you ({me})", meta.uid()))
 }
 
+/// Whether `meta` is a pipe or a socket: a stream with no length (`/dev/stdin` when
+/// audio is piped in, a FIFO, a shell's `<(...)`), read whole rather than as a file.
+pub(crate) fn is_stream(meta: &Metadata) -> bool {
+    use std::os::unix::fs::FileTypeExt;
+    meta.file_type().is_fifo() || meta.file_type().is_socket()
+}
+
 /// Opens `path` for reading without blocking on it: a FIFO answers at once instead of
 /// holding the caller until a writer comes.
 pub(crate) fn open_nonblocking(path: &Path) -> io::Result<File> {

@@ -169,6 +169,12 @@ pub(crate) fn not_mine(_meta: &Metadata) -> Option<String> {
     None
 }
 
+/// Whether `meta` is a pipe: Windows has none in the file system (standard input, `-`,
+/// is the way to pipe audio in).
+pub(crate) fn is_stream(_meta: &Metadata) -> bool {
+    false
+}
+
 /// Opens `path` for reading. Windows has no FIFOs in the file system, so a plain open
 /// cannot hang.
 pub(crate) fn open_nonblocking(path: &Path) -> io::Result<File> {
