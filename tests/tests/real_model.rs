@@ -227,6 +227,41 @@ fn ogg_vorbis_decodes_and_transcribes() {
     assert!(rate < 0.25, "WER {rate:.3}: {}", t.text);
 }
 
+/// Each segment says how much of its own time the detector heard speech in; whisper's
+/// no-speech probability belongs to its whole read, so a read's segments share it.
+#[test]
+fn each_segment_carries_its_own_speech_share() {
+    let speech = repo_root().join("fixtures/speech/three.ogg");
+    let t = transcribe_file(engine(), &speech, &options(), |_| {}).unwrap();
+    assert!(t.segments.len() >= 2, "{:?}", t.segments);
+    for s in &t.segments {
+        let share = s.speech_share.expect("the detector's verdicts are kept");
+        assert!((0.2..=1.0).contains(&share), "{s:?}");
+    }
+}
+
+/// whisper starts the first segment where its read starts, in the silence before the
+/// words; a subtitle shows from just before the detector's onset (1.00 s in
+/// finished.flac), with or without 3 s of silence in front.
+#[test]
+fn subtitles_start_where_the_speech_does() {
+    let file = repo_root().join("fixtures/speech/finished.flac");
+    let t = transcribe_file(engine(), &file, &options(), |_| {}).unwrap();
+    let first = t.segments[0].start_ms;
+    assert!((850..=1000).contains(&first), "{:?}", t.segments);
+    let audio = yazses::audio::read(&file, &Default::default()).unwrap();
+    let mut later = vec![0i16; 3 * 16_000];
+    later.extend(&audio.samples);
+    let path = scratch().join("finished-3s-later.wav");
+    write_wav(&path, &later);
+    let t = transcribe_file(engine(), &path, &options(), |_| {}).unwrap();
+    let first = t.segments[0].start_ms;
+    assert!((3_850..=4_000).contains(&first), "{:?}", t.segments);
+    let out = transcribe_as("srt", &[path.to_str().unwrap()]);
+    let srt = String::from_utf8_lossy(&out.stdout);
+    assert!(srt.starts_with("1\n00:00:03,9"), "{srt}");
+}
+
 #[test]
 fn audio_without_speech_is_not_heard_and_whisper_is_not_asked() {
     let mut noise = 0x1234_5678u32;

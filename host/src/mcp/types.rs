@@ -5,8 +5,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::transcribe::Segment;
 
-/// Spoken languages the `transcribe` tool accepts (whisper's most used), or `auto`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+/// Spoken languages the `transcribe` tool accepts (whisper's most used), or `auto`. The
+/// schema lists the codes; the English name of a language is taken too, in any case
+/// (`"German"` for `de`), as the command line takes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 #[allow(missing_docs)]
 pub enum Language {
@@ -42,7 +44,57 @@ pub enum Language {
     Th,
 }
 
+impl<'de> Deserialize<'de> for Language {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Language, D::Error> {
+        let given = String::deserialize(d)?;
+        let trimmed = given.trim().to_lowercase();
+        let code = crate::transcribe::language_named(&trimmed).map_or(trimmed.as_str(), |l| l.0);
+        Language::ALL
+            .into_iter()
+            .find(|l| l.code() == code)
+            .ok_or_else(|| {
+                serde::de::Error::custom(format!(
+                    "language {given:?} is not one this server takes; use a code such as en, de, fr (or its name, such as German), or auto"
+                ))
+            })
+    }
+}
+
 impl Language {
+    /// Every language, `auto` first.
+    const ALL: [Language; 30] = [
+        Language::Auto,
+        Language::En,
+        Language::De,
+        Language::Fr,
+        Language::Es,
+        Language::It,
+        Language::Pt,
+        Language::Nl,
+        Language::Pl,
+        Language::Ru,
+        Language::Uk,
+        Language::Tr,
+        Language::Ar,
+        Language::Fa,
+        Language::He,
+        Language::Hi,
+        Language::Zh,
+        Language::Ja,
+        Language::Ko,
+        Language::Sv,
+        Language::Da,
+        Language::No,
+        Language::Fi,
+        Language::Cs,
+        Language::El,
+        Language::Ro,
+        Language::Hu,
+        Language::Id,
+        Language::Vi,
+        Language::Th,
+    ];
+
     pub(super) fn code(self) -> String {
         serde_json::to_value(self)
             .ok()
@@ -60,7 +112,8 @@ pub struct TranscribeParams {
     #[schemars(length(min = 1, max = 4096))]
     pub path: String,
     /// The spoken language, or `auto` (the default) to detect it. English-only models
-    /// accept only `en` and `auto`.
+    /// accept only `en` and `auto`. A language's English name (`German`) is taken for its
+    /// code too.
     #[serde(default)]
     #[schemars(with = "Language", extend("default" = "auto"))]
     pub language: Option<Language>,
@@ -128,4 +181,25 @@ pub struct AskParams {
     #[serde(default)]
     #[schemars(with = "u32", range(min = 1, max = 120), extend("default" = 30))]
     pub timeout_s: Option<u32>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_language_is_taken_by_its_code_or_its_name_in_any_case() {
+        let parse = |v: &str| serde_json::from_value::<Language>(serde_json::json!(v));
+        assert_eq!(parse("en").unwrap(), Language::En);
+        assert_eq!(parse("English").unwrap(), Language::En);
+        assert_eq!(parse(" GERMAN ").unwrap(), Language::De);
+        assert_eq!(parse("Auto").unwrap(), Language::Auto);
+        let err = parse("Klingon").unwrap_err().to_string();
+        assert!(
+            err.contains("\"Klingon\" is not one this server takes"),
+            "{err}"
+        );
+        // whisper knows Swahili, this server's list does not.
+        assert!(parse("swahili").is_err());
+    }
 }

@@ -79,8 +79,14 @@ pub struct Segment {
     pub end_ms: u64,
     /// The words, trimmed.
     pub text: String,
-    /// whisper's probability that the audio it read with this segment holds no speech.
+    /// whisper's probability that the audio it read with this segment holds no speech:
+    /// whisper judges a whole read (up to 30 s) at once, so the segments of one read share
+    /// it. [`speech_share`](Self::speech_share) is the segment's own.
     pub no_speech_prob: f32,
+    /// The share of the segment's time the voice-activity detector heard speech in, 0 to
+    /// 1; absent where the detector's verdicts were not kept (audio read ahead of a window).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub speech_share: Option<f32>,
     /// The mean log-probability of the segment's text tokens (0 is certain; whisper.cpp
     /// calls a decoding under -1 unsure).
     pub avg_logprob: f32,
@@ -97,8 +103,11 @@ pub struct Dropped {
     pub text: String,
     /// Why.
     pub reason: Reason,
-    /// whisper's no-speech probability for the segment's audio.
+    /// whisper's no-speech probability for the read the segment came from.
     pub no_speech_prob: f32,
+    /// The share of the segment's time the detector heard speech in, as in [`Segment`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub speech_share: Option<f32>,
     /// The mean log-probability of the segment's text tokens.
     pub avg_logprob: f32,
 }
@@ -383,7 +392,7 @@ impl Model {
 /// Whisper's code and name for `requested`, given as either (`de`, `German`), in any case.
 /// Looked up in whisper's own table rather than asked of `whisper_lang_id`, which logs an
 /// unknown name on stderr and cannot take a NUL byte.
-fn language_named(requested: &str) -> Option<(&'static str, &'static str)> {
+pub(crate) fn language_named(requested: &str) -> Option<(&'static str, &'static str)> {
     let wanted = requested.to_lowercase();
     (0..=whisper_rs::get_lang_max_id()).find_map(|id| {
         let code = whisper_rs::get_lang_str(id)?;
@@ -438,15 +447,29 @@ pub fn transcribe_file(
     options: &Options,
     progress: impl FnMut(Progress) + Send + 'static,
 ) -> Result<Transcript, TranscribeError> {
+    transcribe_input(
+        engine,
+        audio::Input::File(path.to_owned()),
+        options,
+        progress,
+    )
+}
+
+/// [`transcribe_file`] for a file or a stream read beforehand ([`audio::Input`]).
+pub fn transcribe_input(
+    engine: &Engine,
+    input: audio::Input,
+    options: &Options,
+    progress: impl FnMut(Progress) + Send + 'static,
+) -> Result<Transcript, TranscribeError> {
     let started = std::time::Instant::now();
-    let path = path.to_owned();
     let transcript = engine.in_lane(
         &engine.files,
         options,
         progress,
         move |model, options, progress| {
             let mut pass = Pass::new(model, options, progress)?;
-            let streamed = audio::stream(&path, &options.limits, &mut |c: audio::Chunk<'_>| {
+            let streamed = input.stream(&options.limits, &mut |c: audio::Chunk<'_>| {
                 pass.feed(c.samples, c.expected)
             });
             match streamed {
@@ -557,6 +580,7 @@ mod tests {
                     end_ms: 1500,
                     text: "Hello there.".into(),
                     no_speech_prob: 0.01,
+                    speech_share: None,
                     avg_logprob: -0.25,
                 },
                 Segment {
@@ -564,6 +588,7 @@ mod tests {
                     end_ms: 3_727_000,
                     text: "General --> Kenobi.".into(),
                     no_speech_prob: 0.01,
+                    speech_share: None,
                     avg_logprob: -0.5,
                 },
             ],

@@ -340,8 +340,13 @@ impl Run<'_> {
                 tail = evidence.tail,
                 "segment"
             );
+            // whisper starts a segment where its read starts, often in the silence
+            // before the words: a subtitle shows from just before the detector's onset.
+            let shown_from = w.first_speech_ms(start, end).map_or(start, |onset| {
+                start.max(onset.saturating_sub(ONSET_LEAD_MS))
+            });
             pieces.push(Piece {
-                start_ms: start,
+                start_ms: shown_from,
                 end_ms: end,
                 text: without_annotations(&text),
                 tokens,
@@ -373,6 +378,10 @@ impl Run<'_> {
         Ok(step)
     }
 }
+
+/// How long before the detector's onset a segment that whisper starts in silence is shown:
+/// the detector calls speech a little after its first sound.
+const ONSET_LEAD_MS: u64 = 100;
 
 /// Adds a window's segments after those kept so far, none starting before the last one
 /// ends: a window that starts back in a pause ([`Window::settle`]) gets its first
@@ -456,6 +465,7 @@ impl Step {
             end_ms: p.end_ms,
             text,
             no_speech_prob: p.evidence.no_speech,
+            speech_share: p.evidence.heard,
             avg_logprob: p.evidence.avg_logprob,
         };
         let dropped = |text: String, reason| Dropped {
@@ -464,6 +474,7 @@ impl Step {
             text,
             reason,
             no_speech_prob: p.evidence.no_speech,
+            speech_share: p.evidence.heard,
             avg_logprob: p.evidence.avg_logprob,
         };
         match verdict {
@@ -505,6 +516,7 @@ mod tests {
             end_ms,
             text: "x".into(),
             no_speech_prob: 0.0,
+            speech_share: None,
             avg_logprob: 0.0,
         };
         let mut kept = vec![seg(0, 4_000), seg(4_000, 28_500)];

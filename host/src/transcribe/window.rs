@@ -227,6 +227,18 @@ impl Window {
         Some(speech as f32 / (to - from) as f32)
     }
 
+    /// Where the detector first heard speech from `start_ms` on, before `end_ms` (on the
+    /// audio's own clock); `None` when it heard none there, or the span lies in the audio
+    /// read ahead of the window.
+    pub fn first_speech_ms(&self, start_ms: u64, end_ms: u64) -> Option<u64> {
+        let frame = |ms: u64| (ms.saturating_sub(self.start_ms()) / 10) as usize;
+        let (from, to) = (frame(start_ms), frame(end_ms).min(self.frames()));
+        self.runs
+            .iter()
+            .find(|r| r.end > from && r.start < to)
+            .map(|r| self.frame_ms(r.start.max(from)))
+    }
+
     /// Whether the detector heard at least the endpoint policy's minimum run of speech.
     pub fn speech(&self) -> bool {
         self.speech_from(0)
