@@ -48,12 +48,20 @@ fn cancellation_noise(target: &str, level: &Level) -> bool {
         && CANCELLING.with(std::cell::Cell::get)
 }
 
+/// Tells the person running yazses of something they should fix, in the same form as the
+/// binary's errors (`yazses: warning: ...`), on stderr: a line for a person, not a log
+/// record, so it shows whatever `YAZSES_LOG` says.
+pub fn warn_user(message: &str) {
+    eprintln!("yazses: warning: {message}");
+}
+
 /// Installs the stderr logger.
 pub fn init() {
     let level = EnvFilter::try_from_env("YAZSES_LOG")
-        // symphonia logs every failed probe as an error, and zbus warns of a missing portal
-        // before yazses' own error says what to do about it.
-        .unwrap_or_else(|_| "warn,symphonia=off,zbus=error".into());
+        // symphonia logs every failed probe as an error, zbus warns of a missing portal
+        // before yazses' own error says what to do about it, and the MCP SDK warns of each
+        // request it refuses in Rust's debug words (the server's own line says it).
+        .unwrap_or_else(|_| "warn,symphonia=off,zbus=error,rmcp::service=error".into());
     let content = content_allowed();
     let guard = FilterFn::new(move |meta| {
         (content || without_content(meta.target(), meta.level()))

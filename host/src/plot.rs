@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use plotters::prelude::*;
 use plotters::style::FontStyle;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use crate::analysis::Analysis;
 
@@ -21,6 +22,14 @@ pub enum PlotError {
     NoFont {
         /// The paths tried.
         looked: String,
+    },
+    /// The file named is not a PNG file, or cannot be written.
+    #[error("--plot cannot write {path}: {reason}")]
+    Target {
+        /// The output file.
+        path: PathBuf,
+        /// Why, in words.
+        reason: String,
     },
     /// The drawing or the PNG encoding failed.
     #[error("cannot draw {path}: {reason}")]
@@ -58,12 +67,46 @@ fn register_font() -> Result<(), PlotError> {
     })
 }
 
+/// Checks, before any work, that a plot can be written to `path`: a `.png` name, a folder
+/// that is there and writable, a font for the labels. The file is made (empty) here.
+pub fn check_target(path: &Path) -> Result<(), PlotError> {
+    let target = |reason: String| PlotError::Target {
+        path: path.to_owned(),
+        reason,
+    };
+    let png = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("png"));
+    if !png {
+        return Err(target(
+            "the picture is a PNG file; give a name ending in .png".into(),
+        ));
+    }
+    if let Err(e) = std::fs::File::create(path) {
+        let folder = path.parent().filter(|p| !p.as_os_str().is_empty());
+        return Err(target(match (e.kind(), folder) {
+            (std::io::ErrorKind::NotFound, Some(folder)) => {
+                format!("the folder {} does not exist", folder.display())
+            }
+            (std::io::ErrorKind::PermissionDenied, _) => "it may not be written here".into(),
+            (std::io::ErrorKind::IsADirectory, _) => "it is a folder".into(),
+            _ => format!("{}", std::io::Error::from(e.kind())),
+        }));
+    }
+    register_font()
+}
+
 /// Draws `analysis` of `samples` to a PNG at `path`.
 pub fn draw(analysis: &Analysis, samples: &[i16], path: &Path) -> Result<(), PlotError> {
     register_font()?;
-    let fail = |e: &dyn std::fmt::Display| PlotError::Draw {
-        path: path.to_owned(),
-        reason: e.to_string(),
+    // plotters' errors are Rust's debug words; what a person can act on is the file.
+    let fail = |e: &dyn std::fmt::Display| {
+        tracing::debug!(error = %e, "drawing the plot failed");
+        PlotError::Draw {
+            path: path.to_owned(),
+            reason: "the picture could not be drawn or written".into(),
+        }
     };
     let root = BitMapBackend::new(path, (1600, 900)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| fail(&e))?;
@@ -104,7 +147,10 @@ pub fn draw(analysis: &Analysis, samples: &[i16], path: &Path) -> Result<(), Plo
         .frames
         .iter()
         .map(|f| db(f.vad.floor).min(db(f.vad.level)));
-    let ymin = lows.fold(0.0f64, f64::min).max(-110.0) - 5.0;
+    // The lines stay above `floor_y`; the speech frames get a band of their own below it.
+    let floor_y = lows.fold(0.0f64, f64::min).max(-110.0) - 5.0;
+    let db = |l: yazses_core::level::Level| db(l).max(floor_y);
+    let ymin = floor_y - 8.0;
     let mut levels = ChartBuilder::on(&bottom)
         .caption(
             "frame level, noise floor and thresholds (dBFS)",
@@ -141,7 +187,7 @@ pub fn draw(analysis: &Analysis, samples: &[i16], path: &Path) -> Result<(), Plo
                 PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
             });
     }
-    let speech_y = ymin + 2.0;
+    let speech_y = floor_y - 4.0;
     levels
         .draw_series(analysis.frames.iter().filter(|f| f.vad.speech).map(|f| {
             Rectangle::new(
@@ -173,12 +219,15 @@ pub fn draw(analysis: &Analysis, samples: &[i16], path: &Path) -> Result<(), Plo
                 color.stroke_width(3),
             )])
             .map_err(|e| fail(&e))?;
+        // A mark in the right half is labelled to its left, so the label stays inside.
+        let anchor = if x > secs / 2.0 {
+            Pos::new(HPos::Right, VPos::Top)
+        } else {
+            Pos::new(HPos::Left, VPos::Top)
+        };
+        let style = ("sans-serif", 18).into_font().color(&color).pos(anchor);
         levels
-            .draw_series([Text::new(
-                label,
-                (x, 0.0),
-                ("sans-serif", 18).into_font().color(&color),
-            )])
+            .draw_series([Text::new(label, (x, 0.0), style)])
             .map_err(|e| fail(&e))?;
     }
     levels

@@ -1,7 +1,8 @@
 //! `yazses vad` as a user runs it: the real binary, real files, stdout and stderr.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 
 fn yazses(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_yazses"))
@@ -279,23 +280,169 @@ fn a_wav_over_the_duration_cap_is_refused_from_its_header_without_decoding_it() 
         .unwrap();
     // 11 MB: not left in the temp dir after every run.
     let _ = std::fs::remove_file(&path);
-    assert_clear_failure(&out, "is longer than the limit of 10800 s");
+    assert_clear_failure(
+        &out,
+        "is 3 h 1 min long by its header, over the limit of 10800 s",
+    );
 }
 
-/// A config file named on purpose that is not there is said, not silently replaced by the
-/// defaults (a typo in an MCP client's config would turn ask_human off unseen).
+/// A config file named on purpose that is not there is an error, not silently replaced by
+/// the defaults (a typo in an MCP client's config would turn ask_human off unseen);
+/// `config show` still prints the defaults to start one from.
 #[test]
-fn a_named_config_file_that_does_not_exist_is_warned_about() {
-    let out = yazses(&[
-        "--config",
-        "/nonexistent/yazses-typo.toml",
-        "config",
-        "show",
-    ]);
-    assert!(out.status.success());
-    let stderr = String::from_utf8_lossy(&out.stderr);
+fn a_named_config_file_that_does_not_exist_is_an_error() {
+    let typo = "/nonexistent/yazses-typo.toml";
+    let out = yazses(&["--config", typo, "transcribe", "x.wav"]);
+    assert_clear_failure(
+        &out,
+        "the config file /nonexistent/yazses-typo.toml does not exist; check the path given with --config or YAZSES_CONFIG",
+    );
+    let show = yazses(&["--config", typo, "config", "show"]);
+    assert!(show.status.success());
+    let stderr = String::from_utf8_lossy(&show.stderr);
     assert!(
-        stderr.contains("the config file does not exist") && stderr.contains("yazses-typo.toml"),
+        stderr.contains("yazses-typo.toml does not exist, so these are the defaults"),
         "{stderr}"
     );
+}
+
+/// `yazses ARGS` with `stdin` piped in.
+fn yazses_piped(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_yazses"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run yazses");
+    let mut pipe = child.stdin.take().unwrap();
+    let bytes = stdin.to_vec();
+    // Written on a thread of its own: a child that stops reading must not block the test.
+    let writer = std::thread::spawn(move || {
+        let _ = pipe.write_all(&bytes);
+    });
+    let out = child.wait_with_output().expect("yazses ends");
+    writer.join().unwrap();
+    out
+}
+
+/// A WAV written to a pipe, as ffmpeg writes one: both size fields 0xFFFFFFFF (and a LIST
+/// chunk of tags before the data).
+fn as_piped_wav(whole: &[u8]) -> Vec<u8> {
+    let data = whole.windows(4).position(|w| w == b"data").unwrap();
+    let mut out = whole[..data].to_vec();
+    out[4..8].copy_from_slice(&u32::MAX.to_le_bytes());
+    out.extend(b"LIST\x1a\0\0\0INFOISFT\x0e\0\0\0Lavf61.7.100\0\0");
+    out.extend(b"data");
+    out.extend(u32::MAX.to_le_bytes());
+    out.extend(&whole[data + 8..]);
+    out
+}
+
+/// Audio piped in (`-`, `/dev/stdin`) or saved from a pipe (a header without lengths)
+/// reads to its real end, the same audio as the file it came from.
+#[test]
+fn piped_audio_and_a_header_written_for_a_pipe_read_to_their_end() {
+    let file = fixture("utt00_clean.wav");
+    let expected = yazses(&["vad", "--json", &file]);
+    assert!(expected.status.success());
+    let piped = as_piped_wav(&std::fs::read(&file).unwrap());
+    let saved = temp_file("saved-from-a-pipe.wav", &piped);
+    for (how, out) in [
+        ("vad -", yazses_piped(&["vad", "--json", "-"], &piped)),
+        (
+            "vad /dev/stdin",
+            yazses_piped(&["vad", "--json", "/dev/stdin"], &piped),
+        ),
+        (
+            "vad saved-from-a-pipe.wav",
+            yazses(&["vad", "--json", saved.to_str().unwrap()]),
+        ),
+    ] {
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{how}: {stderr}");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&expected.stdout),
+            "{how}"
+        );
+    }
+    // A file cut short whose header gives a real length is still cut short.
+    let whole = std::fs::read(&file).unwrap();
+    let cut = temp_file("cut-with-length.wav", &whole[..whole.len() / 2]);
+    assert_clear_failure(&yazses(&["vad", cut.to_str().unwrap()]), "is truncated");
+    // Standard input that is not audio is refused like a file that is not.
+    assert_clear_failure(
+        &yazses_piped(&["vad", "-"], b"plain text, no audio"),
+        "standard input is not an audio file yazses can read",
+    );
+}
+
+/// A header claiming 2^31 samples (37 hours) in a short file is over the cap, said with
+/// the length and the way to raise the limit, not "truncated".
+#[test]
+fn a_header_claiming_more_than_the_cap_is_refused_with_its_length() {
+    let mut bytes = wav(&[0; 160], 16_000, 1);
+    // 8-bit samples: the data chunk's byte count is its sample count.
+    bytes[34..36].copy_from_slice(&8u16.to_le_bytes());
+    bytes[32..34].copy_from_slice(&1u16.to_le_bytes());
+    bytes[28..32].copy_from_slice(&16_000u32.to_le_bytes());
+    bytes[40..44].copy_from_slice(&(1u32 << 31).to_le_bytes());
+    let path = temp_file("claims-37-hours.wav", &bytes);
+    let out = yazses(&["vad", path.to_str().unwrap()]);
+    assert_clear_failure(
+        &out,
+        "is 37 h 16 min long by its header, over the limit of 10800 s",
+    );
+    assert_clear_failure(&out, "--max-duration-s");
+}
+
+/// A picture that cannot be written is said before the analysis, in words.
+#[test]
+fn a_plot_that_cannot_be_written_is_refused_first_in_words() {
+    let file = fixture("utt00_clean.wav");
+    for (target, says) in [
+        (
+            "/nonexistent/x.png",
+            "the folder /nonexistent does not exist",
+        ),
+        ("out.svg", "give a name ending in .png"),
+    ] {
+        let out = yazses(&["vad", &file, "--plot", target]);
+        assert_clear_failure(&out, says);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("Error("), "{stderr}");
+    }
+    assert!(!Path::new("out.svg").exists());
+}
+
+/// A slip in a key's name gets a warning in yazses' own words with the likely key.
+#[test]
+fn an_unknown_config_key_is_warned_about_with_the_key_it_likely_meant() {
+    let cfg = temp_file("typo.toml", b"[mcp]\nask_humann = true\n");
+    let out = yazses(&["--config", cfg.to_str().unwrap(), "config", "show"]);
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        stderr.trim_end(),
+        format!(
+            "yazses: warning: {}: unknown key mcp.ask_humann ignored (did you mean mcp.ask_human?)",
+            cfg.display()
+        )
+    );
+}
+
+/// A failed download names the address once.
+#[test]
+fn a_failed_download_names_its_address_once() {
+    let dir = std::env::temp_dir().join(format!("yazses-cli-fetch-{}", std::process::id()));
+    let out = Command::new(env!("CARGO_BIN_EXE_yazses"))
+        .args(["model", "fetch", "tiny.en"])
+        .env("YAZSES_MODEL_DIR", &dir)
+        .env("YAZSES_MODEL_BASE_URL", "http://127.0.0.1:9/models")
+        .output()
+        .unwrap();
+    assert_clear_failure(&out, "cannot download http://127.0.0.1:9/models/");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.matches("127.0.0.1:9").count(), 1, "{stderr}");
 }

@@ -89,6 +89,29 @@ fn silence_is_reported_as_no_speech_without_rust_names() {
     assert!(!stdout.contains("NoSpeech"), "{stdout}");
 }
 
+/// A script reading `$(yazses listen)` gets no line at all when nobody spoke, not an
+/// empty one it could take for an answer; stderr says why.
+#[test]
+fn hearing_nothing_prints_nothing_on_stdout() {
+    let quiet = scratch().join("listen-cli-quiet-words.wav");
+    yazses_tests::write_wav(&quiet, &vec![0i16; 16_000]);
+    let out = listen(
+        "quiet-words",
+        &[
+            "--file",
+            quiet.to_str().unwrap(),
+            "--turn",
+            "fixed",
+            "--no-speech-ms",
+            "500",
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "");
+    assert!(stderr.contains("nothing was said"), "{stderr}");
+}
+
 #[test]
 fn a_file_with_another_source_is_refused_naming_both() {
     let out = listen("conflict", &["--source", "cpal", "--file", &hello()]);

@@ -184,8 +184,11 @@ pub(super) fn run(args: ListenArgs, config: &config::Config) -> anyhow::Result<(
         };
         print(&format!("{report}\n"))
     } else {
-        if !heard {
+        // Nothing on stdout when nothing was said: a script reads no line rather than an
+        // empty one it might take for an answer.
+        if !heard || text.is_empty() {
             eprintln!("yazses: nothing was said ({})", utterance.stopped_because);
+            return Ok(());
         }
         print(&format!("{text}\n"))
     }

@@ -106,6 +106,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
                      there to start one)",
                     file.display()
                 );
+                return print(&config::Config::default().to_toml());
             }
             print(&config::load(path)?.to_toml())
         }

@@ -16,6 +16,14 @@ pub enum ConfigError {
         /// Why.
         source: std::io::Error,
     },
+    /// A config file named on purpose (`--config`, `YAZSES_CONFIG`) is not there.
+    #[error(
+        "the config file {path} does not exist; check the path given with --config or YAZSES_CONFIG, or start one with `yazses config show > {path}`"
+    )]
+    Missing {
+        /// The file.
+        path: PathBuf,
+    },
     /// Not TOML, or a value of the wrong type.
     #[error("{path}: {message}")]
     Parse {
@@ -65,10 +73,9 @@ pub fn load_with(
             if named {
                 // Named on purpose (--config, YAZSES_CONFIG): a typo there would otherwise
                 // turn every setting, ask_human included, back to its default unseen.
-                tracing::warn!(path = %path.display(), "the config file does not exist; using the defaults");
-            } else {
-                tracing::debug!(path = %path.display(), "no config file; using the defaults");
+                return Err(ConfigError::Missing { path });
             }
+            tracing::debug!(path = %path.display(), "no config file; using the defaults");
             let mut config = Config::default();
             flags(&mut config);
             config.validate(&path)?;
@@ -81,7 +88,13 @@ pub fn load_with(
         message,
     })?;
     for key in unknown {
-        tracing::warn!(path = %path.display(), key, "unknown config key ignored");
+        let hint = closest_key(&key)
+            .map(|k| format!(" (did you mean {k}?)"))
+            .unwrap_or_default();
+        crate::logging::warn_user(&format!(
+            "{}: unknown key {key} ignored{hint}",
+            path.display()
+        ));
     }
     let mut config = config;
     flags(&mut config);
@@ -119,6 +132,34 @@ fn read_bounded(path: &Path) -> std::io::Result<String> {
         )));
     }
     String::from_utf8(bytes).map_err(|_| std::io::Error::other("it is not UTF-8 text"))
+}
+
+/// The known key (`table.key`, or a table's name) nearest to `unknown`, when one is near
+/// enough to be a slip: a letter or two off, or keys in the wrong table.
+pub(crate) fn closest_key(unknown: &str) -> Option<String> {
+    let known = toml::Table::try_from(Config::default()).expect("defaults serialise");
+    let mut names: Vec<String> = Vec::new();
+    for (table, keys) in &known {
+        names.push(table.clone());
+        for key in keys.as_table().into_iter().flat_map(|t| t.keys()) {
+            names.push(format!("{table}.{key}"));
+        }
+    }
+    let unknown_key = unknown.rsplit('.').next().unwrap_or(unknown);
+    names
+        .into_iter()
+        .map(|name| {
+            let whole = strsim::levenshtein(unknown, &name);
+            // The right key in the wrong table counts as one slip.
+            let key_only = name
+                .rsplit_once('.')
+                .filter(|(_, k)| *k == unknown_key && unknown.contains('.'))
+                .map_or(usize::MAX, |_| 1);
+            (whole.min(key_only), name)
+        })
+        .filter(|(d, name)| *d <= 2.max(name.len() / 5) && name != unknown)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, name)| name)
 }
 
 /// Parses TOML text: the config, and the dotted names of keys it does not know.

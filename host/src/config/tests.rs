@@ -55,6 +55,27 @@ fn set_keys_are_read_and_unknown_keys_reported_not_fatal() {
 }
 
 #[test]
+fn an_unknown_key_near_a_known_one_is_named_as_the_likely_meaning() {
+    use super::load::closest_key;
+    assert_eq!(
+        closest_key("mcp.ask_humann").as_deref(),
+        Some("mcp.ask_human")
+    );
+    assert_eq!(
+        closest_key("mcp.ask_humn_per_hour").as_deref(),
+        Some("mcp.ask_human_per_hour")
+    );
+    // The right key in the wrong table.
+    assert_eq!(
+        closest_key("mcp.beam_size").as_deref(),
+        Some("transcribe.beam_size")
+    );
+    assert_eq!(closest_key("audoi").as_deref(), Some("audio"));
+    assert_eq!(closest_key("colour"), None);
+    assert_eq!(closest_key("mcp.something_else_entirely"), None);
+}
+
+#[test]
 fn bad_values_are_refused_with_the_key_named() {
     let (c, _) = parse("[mcp]\nask_human_per_hour = 0\n").unwrap();
     let err = c.validate(Path::new("c.toml")).unwrap_err().to_string();

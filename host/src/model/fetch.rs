@@ -105,6 +105,20 @@ pub fn part_path(dest: &Path) -> PathBuf {
     PathBuf::from(s)
 }
 
+/// What went wrong on the way, without the address ureq puts first (the error names it).
+fn transport_reason(t: &ureq::Transport) -> String {
+    let mut reason = t.kind().to_string();
+    let source = std::error::Error::source(t).map(ToString::to_string);
+    for detail in [t.message().map(str::to_owned), source]
+        .into_iter()
+        .flatten()
+    {
+        reason.push_str(": ");
+        reason.push_str(&detail);
+    }
+    reason
+}
+
 /// Downloads `url` to `dest`, resuming from `dest.part`, and renames it into place only
 /// when its SHA-256 is `sha256`. A mismatch deletes the partial file.
 pub fn download_verified(
@@ -139,7 +153,7 @@ pub fn download_verified(
         Err(ureq::Error::Transport(t)) => {
             return Err(FetchError::Unreachable {
                 url: url.to_owned(),
-                reason: t.to_string(),
+                reason: transport_reason(&t),
                 hint: IMPORT_HINT,
             });
         }

@@ -59,7 +59,33 @@ fn quiet<T>(f: impl FnOnce() -> T) -> T {
 const NO_INPUT_HINT: &str = "`yazses devices` lists the inputs (pin one with audio.device), \
                              and `yazses listen --file FILE` plays a recording instead";
 
-/// The input devices of the default host.
+/// ALSA's plugins that are not microphones: the null device (endless silence, at no
+/// pace) and converters stacked on another device, which the device itself covers.
+const NOT_MICROPHONES: &[&str] = &[
+    "null",
+    "lavrate",
+    "samplerate",
+    "speexrate",
+    "speex",
+    "upmix",
+    "vdownmix",
+    "a52",
+];
+
+/// Why `name` is no microphone, when it is one of [`NOT_MICROPHONES`].
+fn not_a_microphone(name: &str) -> Option<String> {
+    NOT_MICROPHONES.contains(&name).then(|| {
+        if name == "null" {
+            "\"null\" is ALSA's null device, which records endless silence, not a microphone".into()
+        } else {
+            format!("{name:?} is an ALSA converter stacked on another device, not a microphone")
+        }
+    })
+}
+
+/// The input devices of the default host that can be opened for capture: ALSA's
+/// converter plugins, and its sound-server plugins when no server runs (pulse, jack,
+/// oss), are not listed.
 pub fn input_devices() -> Result<Vec<InputDevice>, SourceError> {
     quiet(list_inputs)
 }
@@ -77,6 +103,10 @@ fn list_inputs() -> Result<Vec<InputDevice>, SourceError> {
         .filter_map(|d| {
             let id = d.id().ok()?;
             let name = id.id().to_owned();
+            if not_a_microphone(&name).is_some() || d.default_input_config().is_err() {
+                tracing::debug!(name, "not listed: no input opens there");
+                return None;
+            }
             let description = d
                 .description()
                 .map(|desc| desc.name().to_owned())
@@ -131,6 +161,9 @@ impl CpalSource {
                 SourceError::Missing(msg)
             }
         };
+        if let Some(why) = not_a_microphone(device) {
+            return Err(SourceError::Missing(why));
+        }
         let host = cpal::default_host();
         let dev = if device.is_empty() {
             host.default_input_device()
@@ -157,7 +190,17 @@ impl CpalSource {
                 ))
             })?
         };
-        let config = choose_config(&dev)?;
+        let config = choose_config(&dev).map_err(|e| {
+            // No card at all reads better than cpal's "may have been disconnected".
+            if device.is_empty() && list_inputs().is_ok_and(|l| l.is_empty()) {
+                SourceError::Missing(
+                    "there is no audio input: no sound card was found (or none this user may use)"
+                        .into(),
+                )
+            } else {
+                e
+            }
+        })?;
         let rate = config.sample_rate();
         let channels = usize::from(config.channels()).max(1);
         let (producer, ring) = rtrb::RingBuffer::new((rate * RING_SECONDS) as usize);
