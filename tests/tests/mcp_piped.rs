@@ -1,6 +1,8 @@
 //! `yazses mcp-server` fed by a script: every request written at once, then the input
 //! closed. Each request that was read is answered before the server stops, however long
-//! it takes (the MCP SDK alone gives up on answers a few seconds after the end of input).
+//! it takes (the MCP SDK alone gives up on answers a few seconds after the end of input),
+//! except a question to the user: the end of input is also how a client stops its
+//! server, and a question whose answer nobody will take is not asked.
 
 use std::io::Write;
 use std::path::Path;
@@ -56,10 +58,10 @@ fn answer(lines: &[Value], id: u64) -> &Value {
         .unwrap_or_else(|| panic!("no answer to request {id}: {lines:?}"))
 }
 
-/// A question whose listening lasts 8 s of real time (nobody answers) is still answered
-/// after the script closed its side.
+/// A question still being asked when the input ends is stopped (its listening would last
+/// 8 s of real time: nobody answers), and the server exits at once.
 #[test]
-fn a_question_piped_in_before_the_input_ends_is_still_answered() {
+fn a_question_piped_in_is_stopped_when_the_input_ends() {
     let quiet = scratch().join("mcp-piped-quiet.wav");
     write_wav(&quiet, &vec![0i16; 16_000]);
     let config = scratch().join("mcp-piped-ask.toml");
@@ -78,13 +80,9 @@ fn a_question_piped_in_before_the_input_ends_is_still_answered() {
         json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
             "name": "ask_human", "arguments": {"question": "Ready?"}}}),
     );
-    let result = &answer(&lines, 2)["result"];
-    assert_eq!(result["structuredContent"]["heard"], false, "{result}");
-    assert_eq!(
-        result["structuredContent"]["stopped_because"], "no_speech",
-        "{result}"
-    );
-    assert!(took >= Duration::from_secs(8), "{took:?}");
+    assert!(took < Duration::from_secs(6), "{took:?}");
+    assert!(lines.iter().all(|l| l["id"] != 2), "{lines:?}");
+    answer(&lines, 1);
 }
 
 /// The issue's own case: a transcription piped in, then the end of input.
@@ -100,7 +98,8 @@ fn a_transcription_piped_in_before_the_input_ends_is_still_answered() {
         ),
     )
     .unwrap();
-    let wav = repo_root().join("fixtures/speech/answer.wav");
+    // 30 s of speech: longer to read than the SDK's own 5 s wait after the end of input.
+    let wav = repo_root().join("fixtures/speech/sentences.flac");
     let (lines, _) = piped(
         "piped-transcribe",
         &config,
@@ -110,7 +109,7 @@ fn a_transcription_piped_in_before_the_input_ends_is_still_answered() {
     let result = &answer(&lines, 2)["result"];
     assert_ne!(result["isError"], true, "{result}");
     let text = result["structuredContent"]["text"].as_str().unwrap();
-    let truth = std::fs::read_to_string(repo_root().join("fixtures/speech/answer.txt")).unwrap();
+    let truth = std::fs::read_to_string(repo_root().join("fixtures/speech/sentences.txt")).unwrap();
     let rate = yazses_tests::wer::wer(&truth, text);
     assert!(rate < 0.3, "WER {rate:.2}: {text}");
 }

@@ -119,7 +119,7 @@ fn a_server_told_to_stop_takes_a_hung_speech_command_with_it() {
             if let Some(status) = client.child.try_wait().unwrap() {
                 break status;
             }
-            // rmcp gives in-flight requests 5 s to answer after stdin closes.
+            // A question in flight is cancelled when stdin closes.
             assert!(
                 exited.elapsed() < Duration::from_secs(8),
                 "{stop}: the server did not exit"

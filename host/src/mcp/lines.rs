@@ -9,22 +9,32 @@
 //! It also keeps count of the requests the SDK has not answered yet ([`InFlight`]), so
 //! that a client that sends its last request and closes its side at once (a script piping
 //! requests in) still gets every answer: the SDK sees the end of input only once they
-//! are out.
+//! are out. A question to a person is the exception: the end of input is also how a
+//! client stops its server, and a question nobody will take the answer of is not asked.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, watch};
 
-/// The ids of the requests passed to the SDK and not yet answered (nor cancelled).
+/// The requests passed to the SDK and not yet answered (nor cancelled), by id.
 #[derive(Clone, Debug)]
-pub struct InFlight(Arc<watch::Sender<HashSet<String>>>);
+pub struct InFlight(Arc<watch::Sender<HashMap<String, Pending>>>);
+
+/// A request waiting for its answer.
+#[derive(Clone, Debug)]
+struct Pending {
+    /// Its id, as the client wrote it.
+    id: Value,
+    /// Whether it asks a person something (`ask_human`).
+    asks_person: bool,
+}
 
 impl Default for InFlight {
     fn default() -> InFlight {
-        InFlight(Arc::new(watch::Sender::new(HashSet::new())))
+        InFlight(Arc::new(watch::Sender::new(HashMap::new())))
     }
 }
 
@@ -42,23 +52,52 @@ impl InFlight {
     /// Returns once every request has been answered or cancelled.
     pub async fn settled(&self) {
         let mut rx = self.0.subscribe();
-        let _ = rx.wait_for(HashSet::is_empty).await;
+        let _ = rx.wait_for(HashMap::is_empty).await;
+    }
+
+    /// Takes the questions to a person out of the wait and returns the cancellations
+    /// that stop them, one message each for the SDK.
+    pub fn cancel_questions(&self, reason: &str) -> Vec<Value> {
+        let mut cancelled = Vec::new();
+        self.0.send_if_modified(|pending| {
+            pending.retain(|_, p| {
+                if p.asks_person {
+                    cancelled.push(json!({
+                        "jsonrpc": "2.0",
+                        "method": "notifications/cancelled",
+                        "params": {"requestId": p.id, "reason": reason},
+                    }));
+                }
+                !p.asks_person
+            });
+            !cancelled.is_empty()
+        });
+        cancelled
     }
 
     /// Notes a message the client sent: a request starts waiting; a cancellation ends
     /// the wait of the request it names (a cancelled request gets no answer).
     fn sent(&self, message: &Value) {
-        if message.get("method").and_then(Value::as_str) == Some("notifications/cancelled") {
+        let method = message.get("method").and_then(Value::as_str);
+        if method == Some("notifications/cancelled") {
             if let Some(id) = message.pointer("/params/requestId") {
                 self.0.send_modify(|s| {
                     s.remove(&id.to_string());
                 });
             }
-        } else if message.get("method").is_some()
+        } else if method.is_some()
             && let Some(id) = message.get("id")
         {
+            let asks_person = method == Some("tools/call")
+                && message.pointer("/params/name").and_then(Value::as_str) == Some("ask_human");
             self.0.send_modify(|s| {
-                s.insert(id.to_string());
+                s.insert(
+                    id.to_string(),
+                    Pending {
+                        id: id.clone(),
+                        asks_person,
+                    },
+                );
             });
         }
     }
@@ -83,7 +122,8 @@ impl InFlight {
             && (message.get("result").is_some() || message.get("error").is_some())
             && let Some(id) = message.get("id")
         {
-            self.0.send_if_modified(|s| s.remove(&id.to_string()));
+            self.0
+                .send_if_modified(|s| s.remove(&id.to_string()).is_some());
         }
     }
 }
@@ -403,5 +443,28 @@ mod tests {
             .await
             .expect("settled once the last request was answered")
             .unwrap();
+    }
+
+    #[tokio::test]
+    async fn only_questions_to_a_person_are_cancelled_at_the_end_of_input() {
+        let in_flight = InFlight::default();
+        let input = concat!(
+            r#"{"jsonrpc":"2.0","id":"q","method":"tools/call","params":{"name":"ask_human"}}"#,
+            "\n",
+            r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"transcribe"}}"#,
+            "\n",
+        );
+        let (tx, _rx) = mpsc::unbounded_channel();
+        filter(input.as_bytes(), &mut Vec::new(), tx, &in_flight).await;
+        let cancels = in_flight.cancel_questions("gone");
+        assert_eq!(
+            cancels,
+            [
+                json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                    "params": {"requestId": "q", "reason": "gone"}})
+            ]
+        );
+        assert_eq!(in_flight.len(), 1, "the transcription still waits");
+        assert!(in_flight.cancel_questions("gone").is_empty());
     }
 }

@@ -64,14 +64,21 @@ pub fn serve_stdio(config: Config) -> anyhow::Result<()> {
 /// Passes the client's lines on until its input ends, then holds the SDK's input open
 /// until every request read has been answered: the SDK stops waiting for its handlers
 /// a few seconds after the end of input, which would drop the answer to a request
-/// piped in just before it (a transcription takes longer).
+/// piped in just before it (a transcription takes longer). A question to the user is
+/// stopped instead: the end of input is how a client stops its server, and nobody would
+/// take the answer.
 async fn read_until_answered(
     reader: rmcp::transport::StdioReader,
     mut to_sdk: tokio::io::DuplexStream,
     replies: tokio::sync::mpsc::UnboundedSender<serde_json::Value>,
     in_flight: super::lines::InFlight,
 ) {
+    use tokio::io::AsyncWriteExt;
     super::lines::filter(reader, &mut to_sdk, replies, &in_flight).await;
+    for cancel in in_flight.cancel_questions("the client closed its input") {
+        tracing::info!("the client's input ended; stopping the question to the user");
+        let _ = to_sdk.write_all(format!("{cancel}\n").as_bytes()).await;
+    }
     if !in_flight.is_empty() {
         tracing::info!(
             requests = in_flight.len(),
@@ -79,7 +86,7 @@ async fn read_until_answered(
         );
         in_flight.settled().await;
     }
-    let _ = tokio::io::AsyncWriteExt::shutdown(&mut to_sdk).await;
+    let _ = to_sdk.shutdown().await;
 }
 
 /// SIGTERM, SIGINT or SIGHUP (what the platform has of them).
