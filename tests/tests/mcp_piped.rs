@@ -15,6 +15,12 @@ use yazses_tests::{repo_root, runtime_dir, scratch, write_wav, yazses_bin};
 /// Runs `yazses --config CONFIG mcp-server` with the handshake and `call` as its whole
 /// input, closed at once; every line it printed, and how long it ran.
 fn piped(name: &str, config: &Path, call: Value) -> (Vec<Value>, Duration) {
+    let (lines, took, _) = piped_with_log(name, config, call);
+    (lines, took)
+}
+
+/// [`piped`], with what the server wrote on stderr.
+fn piped_with_log(name: &str, config: &Path, call: Value) -> (Vec<Value>, Duration, String) {
     let input = [
         json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
             "protocolVersion": "2025-11-25", "capabilities": {},
@@ -47,7 +53,7 @@ fn piped(name: &str, config: &Path, call: Value) -> (Vec<Value>, Duration) {
         .lines()
         .map(|l| serde_json::from_str(l).expect("stdout carries JSON-RPC only"))
         .collect();
-    (lines, took)
+    (lines, took, stderr.into_owned())
 }
 
 /// The answer to request `id` among `lines`.
@@ -83,6 +89,22 @@ fn a_question_piped_in_is_stopped_when_the_input_ends() {
     assert!(took < Duration::from_secs(6), "{took:?}");
     assert!(lines.iter().all(|l| l["id"] != 2), "{lines:?}");
     answer(&lines, 1);
+}
+
+/// A request the server refuses is logged in a sentence, not in the SDK's debug form.
+#[test]
+fn a_refused_request_is_logged_in_words() {
+    let config = scratch().join("mcp-piped-refused.toml");
+    std::fs::write(&config, "").unwrap();
+    let (lines, _, log) = piped_with_log(
+        "piped-refused",
+        &config,
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "no_such_tool", "arguments": {}}}),
+    );
+    assert_eq!(answer(&lines, 2)["error"]["message"], "tool not found");
+    assert!(log.contains("refused a request: tool not found"), "{log}");
+    assert!(!log.contains("ErrorData"), "{log}");
 }
 
 /// The issue's own case: a transcription piped in, then the end of input.
