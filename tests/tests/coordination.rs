@@ -201,6 +201,11 @@ fn a_holder_killed_with_sigkill_hands_the_microphone_to_the_next_within_a_second
         assert!(Instant::now() < deadline, "a never held the microphone");
         std::thread::sleep(Duration::from_millis(20));
     }
+    // a checks its microphone before it speaks: killed once its question was said.
+    while spoken(&said).is_empty() {
+        assert!(Instant::now() < deadline, "a never said its question");
+        std::thread::sleep(Duration::from_millis(20));
+    }
     ask(&mut b, 1);
     while status(&runtime)["queue"].as_array().unwrap().is_empty() {
         assert!(Instant::now() < deadline, "b never queued");
