@@ -2,7 +2,8 @@
 //! refused at start with the key named.
 //!
 //! The file lives in the platform config directory (`~/.config/yazses/config.toml` on
-//! Linux) unless `--config PATH` names another. A missing file is the defaults.
+//! Linux) unless `--config PATH` names another. A missing file there is the defaults; a
+//! file named on purpose that is missing is an error.
 //!
 //! Here the keys, their documentation and defaults; `load` reads and parses a file,
 //! `rules` holds each checked key's range beside the words that describe it, and

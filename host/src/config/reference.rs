@@ -33,8 +33,12 @@ pub fn reference() -> String {
          (`UPDATE_GOLDEN=1 cargo test -p yazses --lib config` rewrites this page; a test \
          fails when it is stale).\n\n\
          The file is `~/.config/yazses/config.toml` on Linux (`yazses config path`); \
-         `--config PATH` or `YAZSES_CONFIG` names another. A missing file is the defaults; \
-         every key may be left out; unknown keys are warned about; a value outside what \
+         `--config PATH` or `YAZSES_CONFIG` names another. A missing file at the default \
+         path is the defaults; a file named with `--config` or `YAZSES_CONFIG` that does \
+         not exist is an error (a typo there would otherwise turn every setting back to \
+         its default unseen; `yazses --config PATH config show > PATH` starts one); every \
+         key may be left out; unknown keys are warned about, with the key a slip most \
+         likely meant; a value outside what \
          its key allows stops the program with the key named. `yazses config` prints the \
          effective configuration as TOML.\n",
     );
