@@ -15,13 +15,18 @@ noisy neighbour hurts them alike.
 
 The files come from bench/transcribe/longset.sh: one.wav (about 1 minute: jfk.wav, a
 real voice, then espeak-ng sentences), ten.wav (the same ten times), lecture.wav (4
-minutes of espeak-ng in three voices).
+minutes of espeak-ng in three voices); `jfk` names jfk.wav itself (11 s).
+
+A desktop is never idle: `--busy 0 1` runs the whole table twice, quiet and then with one
+plain spinning process per count kept busy beside every run (started before the engines,
+stopped after), and reports CPU seconds (user + system, from wait4) beside wall seconds.
 
     python3 -m venv ~/.cache/yazses-ci/benchvenv
     ~/.cache/yazses-ci/benchvenv/bin/pip install pywhispercpp==1.5.1 faster-whisper==1.2.1
     ./ci.sh assets && cargo build --release -p yazses
     ~/.cache/yazses-ci/benchvenv/bin/python bench/transcribe/run.py \\
-        --model tiny.en=GGML_FILE:CT2_DIR [--model base=GGML_FILE:CT2_DIR] --threads 2
+        --model tiny.en=GGML_FILE:CT2_DIR [--model base=GGML_FILE:CT2_DIR] --threads 2 \\
+        [--busy 0 1]
 """
 import argparse
 import os
@@ -98,7 +103,7 @@ def peer(args):
 
 
 def run(cmd):
-    """Runs a child; returns (stdout, wall seconds, peak RSS in MB)."""
+    """Runs a child; returns (stdout, wall seconds, peak RSS in MB, CPU seconds)."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         t = time.perf_counter()
         p = subprocess.Popen(cmd, stdout=out, stderr=err)
@@ -108,7 +113,12 @@ def run(cmd):
         err.seek(0)
         if status != 0:
             sys.exit(f"{' '.join(cmd[:3])} failed ({status}):\n{err.read().decode(errors='replace')}")
-        return out.read().decode(), wall, usage.ru_maxrss / 1024
+        return out.read().decode(), wall, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime
+
+
+def spinners(n):
+    """N plain processes that keep a core busy each, as a build or a browser tab would."""
+    return [subprocess.Popen(["sh", "-c", "while :; do :; done"]) for _ in range(n)]
 
 
 def command(engine, args, ggml, ct2, path):
@@ -132,6 +142,8 @@ def main():
     ap.add_argument("--files", nargs="*", default=["one", "ten"], help="names from longset.sh")
     ap.add_argument("--set", help="a directory longset.sh made (default: make one)")
     ap.add_argument("--jfk", default=os.path.expanduser("~/.cache/yazses-ci/jfk.wav"))
+    ap.add_argument("--busy", type=int, nargs="*", default=[0],
+                    help="cores kept busy by spinning processes, one table per count")
     args = ap.parse_args()
     if args.peer:
         return peer(args)
@@ -143,13 +155,26 @@ def main():
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
     print(f"machine: {cpu}, {os.cpu_count()} cores; {args.threads} threads; greedy; language en; "
           f"best of {args.repeat} whole-process runs")
-    for spec in args.model:
-        name, paths = spec.split("=", 1)
-        ggml, ct2 = paths.split(":", 1)
-        print(f"\n### {name}\n")
-        print("| file | audio s | engine | wall s | x real time | peak RSS MB | WER |")
-        print("|---|---|---|---|---|---|---|")
-        ratios = []
+    if "jfk" in args.files and not os.path.exists(os.path.join(args.set, "jfk.wav")):
+        subprocess.run(["sox", args.jfk, "-r", "16000", "-c", "1", "-b", "16",
+                        os.path.join(args.set, "jfk.wav")], check=True)
+        with open(os.path.join(args.set, "jfk.txt"), "w") as f:
+            f.write("And so my fellow Americans, ask not what your country can do for you, "
+                    "ask what you can do for your country.")
+    for busy in args.busy:
+        for spec in args.model:
+            table(args, spec, busy)
+
+
+def table(args, spec, busy):
+    name, paths = spec.split("=", 1)
+    ggml, ct2 = paths.split(":", 1)
+    print(f"\n### {name}, {'quiet' if busy == 0 else f'{busy} core(s) kept busy'}\n")
+    print("| file | audio s | engine | wall s | x real time | CPU s | peak RSS MB | WER |")
+    print("|---|---|---|---|---|---|---|---|")
+    ratios = []
+    load = spinners(busy)
+    try:
         for f in args.files:
             path = os.path.join(args.set, f + ".wav")
             truth = open(os.path.join(args.set, f + ".txt")).read()
@@ -158,18 +183,24 @@ def main():
             best = {e: None for e in ENGINES}
             for _ in range(args.repeat):
                 for e in ENGINES:
-                    text, wall, rss = run(command(e, args, ggml, ct2, path))
+                    text, wall, rss, cpu = run(command(e, args, ggml, ct2, path))
                     if best[e] is None or wall < best[e][1]:
-                        best[e] = (text, wall, max(rss, best[e][2] if best[e] else 0))
+                        best[e] = (text, wall, max(rss, best[e][2] if best[e] else 0), cpu)
             for e in ENGINES:
-                text, wall, rss = best[e]
-                print(f"| {f}.wav | {audio_s:.0f} | {e} | {wall:.2f} | {audio_s / wall:.1f} | {rss:.0f} "
-                      f"| {wer(truth, text):.3f} |")
+                text, wall, rss, cpu = best[e]
+                print(f"| {f}.wav | {audio_s:.0f} | {e} | {wall:.2f} | {audio_s / wall:.1f} | {cpu:.2f} "
+                      f"| {rss:.0f} | {wer(truth, text):.3f} |")
             ratios.append((f, best["pywhispercpp"][1] / best["yazses"][1],
-                           best["faster-whisper"][1] / best["yazses"][1]))
-        print()
-        for f, pwc, fw in ratios:
-            print(f"{name} {f}.wav: yazses speed / pywhispercpp {pwc:.2f}, / faster-whisper {fw:.2f}")
+                           best["faster-whisper"][1] / best["yazses"][1],
+                           best["faster-whisper"][3] / best["yazses"][3]))
+    finally:
+        for p in load:
+            p.kill()
+            p.wait()
+    print()
+    for f, pwc, fw, fw_cpu in ratios:
+        print(f"{name} {f}.wav: yazses speed / pywhispercpp {pwc:.2f}, / faster-whisper {fw:.2f}; "
+              f"faster-whisper's CPU seconds / yazses' {fw_cpu:.2f}")
 
 
 if __name__ == "__main__":

@@ -154,12 +154,17 @@ impl From<HearError> for AskError {
 type Opener =
     dyn Fn(EndpointConfig) -> Result<Box<dyn FrameSource + Send>, SourceError> + Send + Sync;
 
+/// Checks that the configured capture source opens, without capturing.
+type Checker = dyn Fn(EndpointConfig) -> Result<(), SourceError> + Send + Sync;
+
 /// The `ask_human` service, one per process; what it shares with other processes lives
 /// in the coordinator's runtime dir.
 pub struct AskHuman {
     config: Config,
     coord: Result<Coordinator, Arc<CoordError>>,
     open: Box<Opener>,
+    /// Checks the source before a question is said; `None`: opened and closed with `open`.
+    check: Option<Box<Checker>>,
     /// Loads the prosody model for `[turn] mode = "smart"`.
     prosody: fn() -> Result<prosody::Shared, String>,
 }
@@ -174,11 +179,17 @@ impl AskHuman {
         if let Err(e) = &coord {
             tracing::warn!(error = %e, "ask_human will refuse every question");
         }
-        AskHuman::with_parts(
-            config,
-            coord,
-            Box::new(move |endpoint| crate::source::open(&audio, endpoint)),
-        )
+        let checked = audio.clone();
+        AskHuman {
+            check: Some(Box::new(move |endpoint| {
+                crate::source::check(&checked, endpoint)
+            })),
+            ..AskHuman::with_parts(
+                config,
+                coord,
+                Box::new(move |endpoint| crate::source::open(&audio, endpoint)),
+            )
+        }
         .with_prosody(prosody::load_installed)
     }
 
@@ -193,6 +204,7 @@ impl AskHuman {
             config,
             coord,
             open,
+            check: None,
             prosody: || Err("no prosody model was given".into()),
         }
     }
@@ -260,7 +272,10 @@ impl AskHuman {
         .turn(self.config.turn)
         .begin(coord, cancel, &mut on_step)?;
         let queued_ms = hearing.queued_ms();
-        hearing.check_source(&*self.open)?;
+        match &self.check {
+            Some(check) => hearing.check_source(check)?,
+            None => hearing.check_source(&|endpoint| (self.open)(endpoint).map(drop))?,
+        }
         let reservation = coord.ledger().reserve(limit, unix_ms())?;
         let refund = |e: AskError| {
             if let Err(settle) = coord.ledger().settle(&reservation, false, unix_ms()) {

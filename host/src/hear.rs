@@ -34,9 +34,13 @@ use yazses_core::vad::Vad;
 use crate::capture::{Capture, CaptureError, Utterance};
 use crate::coord::{CoordError, Coordinator, Purpose, Waiting};
 use crate::session::{OpenSource, Session, Want};
+use crate::source::SourceError;
 use crate::transcribe::{Options, Said, TranscribeError, Transcriber};
 use crate::turn::signals::{Loader, Prosody, Smart, Words};
 use crate::turn::{TurnConfig, TurnMode, prosody};
+
+/// How long a source that reports itself busy is waited for before a question is said.
+pub const LEND_WAIT: Duration = Duration::from_secs(1);
 
 /// How long a request waits for the microphone unless it says otherwise.
 pub const DEFAULT_QUEUE: Duration = Duration::from_secs(60);
@@ -214,14 +218,26 @@ impl Hearing<'_> {
         self.session.queued_ms()
     }
 
-    /// Opens the source with `open` and closes it again, to know before a question is
-    /// said that its answer can be heard: a missing recording, an unplugged dongle or a
-    /// sound card in use fail here, and nobody hears a question nothing listens for.
-    /// [`listen`](Self::listen) opens it afresh, so nothing said meanwhile (the question
-    /// itself, through the speakers) reaches the capture.
-    pub fn check_source(&self, open: OpenSource<'_>) -> Result<(), HearError> {
-        drop(open(self.request.endpoint).map_err(CaptureError::from)?);
-        Ok(())
+    /// Checks with `check` that the source opens (and closes it again), to know before a
+    /// question is said that its answer can be heard: a missing recording, an unplugged
+    /// dongle or a sound card in use fail here, and nobody hears a question nothing
+    /// listens for. [`listen`](Self::listen) opens it afresh, so nothing said meanwhile
+    /// (the question itself, through the speakers) reaches the capture. A source another
+    /// yazses process is letting go of (a dictation lends its dongle within a fraction of
+    /// a second of the lease changing hands) is waited for up to [`LEND_WAIT`].
+    pub fn check_source(
+        &self,
+        check: &dyn Fn(EndpointConfig) -> Result<(), SourceError>,
+    ) -> Result<(), HearError> {
+        let deadline = std::time::Instant::now() + LEND_WAIT;
+        loop {
+            match check(self.request.endpoint) {
+                Err(SourceError::Busy(_)) if std::time::Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(50));
+                }
+                done => return done.map_err(|e| CaptureError::from(e).into()),
+            }
+        }
     }
 
     /// Opens the source with `open`, listens until the turn ends, lets the microphone

@@ -77,6 +77,16 @@ pub enum SourceError {
     Audio(#[from] AudioError),
 }
 
+/// Checks that the source `[audio]` names can be opened, and closes it again: a recording
+/// that reads, a sound card that opens, a dongle that answers (its capture is not
+/// started). Under the microphone lease only, like [`open`].
+pub fn check(config: &AudioConfig, endpoint: EndpointConfig) -> Result<(), SourceError> {
+    match config.source {
+        SourceKind::Serial => dongle::ButtonWatch::open(&config.serial_port, &endpoint).map(drop),
+        SourceKind::File | SourceKind::Cpal => open(config, endpoint).map(drop),
+    }
+}
+
 /// The source `[audio]` names. Open it only under the microphone lease.
 pub fn open(
     config: &AudioConfig,
