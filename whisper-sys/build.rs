@@ -194,9 +194,13 @@ fn bindings(tree: &Path, out: &Path) -> Result<(), String> {
 /// Whether ggml's CPU threads come from OpenMP: with the `openmp` feature, except on Apple
 /// and Windows targets, where no OpenMP library is there by default (whisper.cpp's own Apple
 /// builds leave it off; a mingw-w64 libgomp would be one more DLL to ship); `GGML_OPENMP=ON`
-/// in the environment asks for it there too.
+/// in the environment asks for it there too, `GGML_OPENMP=OFF` leaves it off everywhere.
 fn wants_openmp(target: &str) -> bool {
-    if env::var_os("CARGO_FEATURE_OPENMP").is_none() {
+    // `GGML_OPENMP=OFF` turns it off anywhere: ggml's own thread pool instead (measured in
+    // docs/benchmarks.md, "Threads that give way").
+    if env::var_os("CARGO_FEATURE_OPENMP").is_none()
+        || env::var("GGML_OPENMP").is_ok_and(|v| v.eq_ignore_ascii_case("off"))
+    {
         return false;
     }
     if target.contains("apple") || target.contains("windows") {

@@ -40,8 +40,9 @@ pub fn has_v3() -> bool {
 /// binary beside it when the CPU can run it (and `YAZSES_CPU_LEVEL=x86-64-v2` in the
 /// environment does not ask for v2); an `exec` that fails is logged and this binary
 /// carries on. In the v3 binary on a CPU without v3: exits with a message that names the
-/// binary to run instead, before whisper.cpp could die on an illegal instruction.
-pub fn hand_over_to_a_faster_build() {
+/// binary to run instead, before whisper.cpp could die on an illegal instruction. `env` is
+/// added to the v3 binary's environment ([`crate::pool::openmp_env`]).
+pub fn hand_over_to_a_faster_build(env: &[(&str, &str)]) {
     if BUILT_FOR == "x86-64-v3" && !has_v3() {
         eprintln!(
             "yazses: error: this is the x86-64-v3 build of yazses, and this CPU lacks AVX2, \
@@ -66,7 +67,7 @@ pub fn hand_over_to_a_faster_build() {
     let argv0 = args.next().unwrap_or_default();
     let mut command = std::process::Command::new(&sibling);
     crate::platform::set_argv0(&mut command, argv0);
-    let err = crate::platform::replace_process(command.args(args));
+    let err = crate::platform::replace_process(command.args(args).envs(env.iter().copied()));
     tracing::warn!(
         "could not start {} ({err}); running the x86-64-v2 build",
         sibling.display()

@@ -17,6 +17,7 @@
 //!   answer, wait through a thinking pause.
 //! - [`ask`]: `ask_human` and its restraints; [`mcp`]: the MCP server.
 //! - [`cli`]: the `yazses` command line.
+//! - [`pool`]: how whisper.cpp's worker threads wait, chosen in one place.
 //! - `platform` (internal): every difference between operating systems, one file per
 //!   system.
 //!
@@ -46,6 +47,7 @@ pub mod mcp;
 pub mod model;
 pub mod platform;
 pub mod plot;
+pub mod pool;
 pub mod session;
 pub mod source;
 pub mod speak;

@@ -6,7 +6,10 @@ use clap::Parser;
 
 fn main() -> ExitCode {
     yazses::logging::init();
-    yazses::cpu::hand_over_to_a_faster_build();
+    // Before anything loads whisper.cpp's OpenMP runtime: it reads its settings once.
+    let wait = yazses::pool::openmp_env();
+    yazses::cpu::hand_over_to_a_faster_build(&wait);
+    yazses::pool::restart_with(&wait);
     tracing::debug!(
         cpu = yazses::cpu::BUILT_FOR,
         "this yazses' whisper.cpp is built for"

@@ -533,7 +533,14 @@ fn the_cli_prints_one_json_object_per_file_and_nothing_else_on_stdout() {
         assert_eq!(v["file"], file.to_str().unwrap());
         assert_eq!(v["heard"], true);
         for s in v["segments"].as_array().unwrap() {
-            let keys: Vec<_> = s.as_object().unwrap().keys().cloned().collect();
+            // speech_share is left out only where the detector's verdicts were not kept.
+            let keys: Vec<_> = s
+                .as_object()
+                .unwrap()
+                .keys()
+                .filter(|k| *k != "speech_share")
+                .cloned()
+                .collect();
             assert_eq!(
                 keys,
                 [

@@ -40,6 +40,10 @@ pub(crate) fn kill_process_group(pid: u32) {
     }
 }
 
+/// Whether whisper.cpp's threads come from OpenMP in this build: on Linux (whisper-sys
+/// turns it on with the `openmp` feature); macOS builds use ggml's own pool.
+pub(crate) const WHISPER_USES_OPENMP: bool = cfg!(not(target_os = "macos"));
+
 /// Replaces this process with `command`; returns only when that failed.
 pub(crate) fn replace_process(command: &mut Command) -> io::Error {
     std::os::unix::process::CommandExt::exec(command)

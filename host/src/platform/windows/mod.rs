@@ -80,6 +80,10 @@ pub(crate) fn kill_process_group(pid: u32) {
         .status();
 }
 
+/// Whether whisper.cpp's threads come from OpenMP in this build: not on Windows, where
+/// whisper-sys leaves it off (ggml's own pool; no libgomp DLL to ship).
+pub(crate) const WHISPER_USES_OPENMP: bool = false;
+
 /// Runs `command` in place of this process: Windows cannot replace a process's image, so
 /// the child runs with our console and handles, and we wait and exit with its code.
 /// - The child ends when we end, however we end ([`tie_to_this_process`]): an MCP client
