@@ -379,6 +379,10 @@ release)
   for t in "$want_v2" "$want_v3"; do
     [ "$(words "$t")" = "$(words "$native")" ] || { echo "a release build heard other words than the local build" >&2; exit 1; }
   done
+  # yazses starts itself again to set how whisper.cpp's OpenMP threads wait (host/src/pool.rs);
+  # under qemu-user that start would leave the emulator and run natively, so the setting is
+  # made here instead, and yazses keeps it.
+  export GOMP_SPINCOUNT=1000
   check() { # CPU, binary, the build expected to run, its transcript when run natively
     local log got
     log=$(mktemp)
@@ -434,7 +438,9 @@ aarch64)
   trap 'rm -rf "$arm_dir"' EXIT
   tar -C "$arm_dir" -xzf dist/yazses-aarch64-linux.tar.gz
   # A command of its own, as an MCP client needs one to start the server.
-  printf '#!/bin/sh\nexec qemu-aarch64 -L / %s "$@"\n' "$arm_dir/yazses-aarch64-linux/yazses" > "$arm_dir/yazses"
+  # GOMP_SPINCOUNT: as in the release step, so yazses does not start itself again outside the
+  # emulator (host/src/pool.rs).
+  printf '#!/bin/sh\nGOMP_SPINCOUNT=1000 exec qemu-aarch64 -L / %s "$@"\n' "$arm_dir/yazses-aarch64-linux/yazses" > "$arm_dir/yazses"
   chmod +x "$arm_dir/yazses"
   arm() { "$arm_dir/yazses" "$@"; }
   echo "-- under qemu-aarch64: $(arm --version)"

@@ -27,7 +27,8 @@ use crate::config;
 #[derive(Debug, Parser)]
 #[command(name = "yazses", version, about, propagate_version = true)]
 pub struct Cli {
-    /// The config file (default: the platform config directory's yazses/config.toml).
+    /// The config file (default: the platform config directory's yazses/config.toml); one
+    /// named here must exist (`yazses --config PATH config show > PATH` starts one).
     #[arg(long, global = true, value_name = "PATH", env = "YAZSES_CONFIG")]
     pub config: Option<PathBuf>,
     /// What to do.

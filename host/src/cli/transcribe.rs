@@ -122,14 +122,17 @@ pub(super) fn run(args: TranscribeArgs, config: &config::Config) -> anyhow::Resu
         match result {
             Ok(t) => {
                 if let Some(ms) = t.cut_short_ms {
-                    tracing::warn!(
-                        file = %file.display(),
-                        at_s = ms as f64 / 1000.0,
-                        "the file is cut short; the transcript covers what decoded"
-                    );
+                    crate::logging::warn_user(&format!(
+                        "{} is cut short at {:.1} s; the transcript covers what decoded",
+                        file.display(),
+                        ms as f64 / 1000.0
+                    ));
                 }
                 if !t.heard {
-                    tracing::warn!(file = %file.display(), "no speech was heard; the transcript is empty");
+                    crate::logging::warn_user(&format!(
+                        "no speech was heard in {}; the transcript is empty",
+                        file.display()
+                    ));
                 }
                 let text = render(&t, args.format, file, many && target.is_none())?;
                 emit(&text, target.as_deref())?;
