@@ -63,13 +63,19 @@ pub fn hand_over_to_a_faster_build(env: &[(&str, &str)]) {
     if !sibling.is_file() {
         return;
     }
-    let mut args = std::env::args_os();
-    let argv0 = args.next().unwrap_or_default();
-    let mut command = std::process::Command::new(&sibling);
-    crate::platform::set_argv0(&mut command, argv0);
-    let err = crate::platform::replace_process(command.args(args).envs(env.iter().copied()));
+    let err = run_in_place(&sibling, env);
     tracing::warn!(
         "could not start {} ({err}); running the x86-64-v2 build",
         sibling.display()
     );
+}
+
+/// Runs `exe` in place of this process, with this process's arguments (its `argv[0]`
+/// too) and `env` added to its environment; returns only when that failed.
+pub(crate) fn run_in_place(exe: &std::path::Path, env: &[(&str, &str)]) -> std::io::Error {
+    let mut args = std::env::args_os();
+    let argv0 = args.next().unwrap_or_default();
+    let mut command = std::process::Command::new(exe);
+    crate::platform::set_argv0(&mut command, argv0);
+    crate::platform::replace_process(command.args(args).envs(env.iter().copied()))
 }

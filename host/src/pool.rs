@@ -46,12 +46,7 @@ pub fn restart_with(env: &[(&str, &str)]) {
     let Ok(exe) = std::env::current_exe() else {
         return;
     };
-    let mut args = std::env::args_os();
-    let argv0 = args.next().unwrap_or_default();
-    let mut command = std::process::Command::new(&exe);
-    crate::platform::set_argv0(&mut command, argv0);
-    command.args(args).envs(env.iter().copied());
-    let err = crate::platform::replace_process(&mut command);
+    let err = crate::cpu::run_in_place(&exe, env);
     tracing::debug!("could not restart with {env:?} ({err}); OpenMP's defaults apply");
 }
 

@@ -241,7 +241,7 @@ pub enum Input {
 }
 
 /// How standard input is named in messages.
-pub const STDIN_NAME: &str = "standard input";
+const STDIN_NAME: &str = "standard input";
 
 impl Input {
     /// The input `arg` names: `-` is standard input, a pipe is read whole, anything else
@@ -275,14 +275,6 @@ impl Input {
                 })
             }
             _ => Ok(Input::File(arg.to_owned())),
-        }
-    }
-
-    /// The name messages give it.
-    pub fn name(&self) -> &Path {
-        match self {
-            Input::File(path) => path,
-            Input::Read { name, .. } => name,
         }
     }
 

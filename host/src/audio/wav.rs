@@ -41,9 +41,8 @@ pub(crate) fn streamed_data_len(header: &[u8], byte_len: u64) -> Option<(usize, 
             if !placeholder || u64::from(size) == held {
                 return None;
             }
-            let whole = (held - held % block_align).min(u64::from(u32::MAX - 1));
-            let whole = whole - whole % block_align;
-            return Some((at + 4, whole as u32));
+            let fits = held.min(u64::from(u32::MAX - 1));
+            return Some((at + 4, (fits - fits % block_align) as u32));
         }
         at = body + size as usize + (size as usize & 1);
     }
