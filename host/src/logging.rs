@@ -34,9 +34,9 @@ std::thread_local! {
     static CANCELLING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
-/// Marks this thread's whisper run as being cancelled (or not): whisper.cpp then reports
-/// the abort it was asked for as an error ("failed to encode"), which a cancellation is
-/// not, so those lines are dropped.
+/// Marks this thread's whisper run as being stopped on purpose (or not), cancelled or at
+/// its time limit: whisper.cpp then reports the abort it was asked for as an error
+/// ("failed to encode"), which it is not, so those lines are dropped.
 pub fn cancelling(on: bool) {
     CANCELLING.with(|c| c.set(on));
 }

@@ -2,9 +2,9 @@
 //! over audio that holds no words (babble read alone came back as "I'll see you in the
 //! middle, and see you in the middle, and see you in the middle.") and loops on a phrase.
 //! whisper.cpp already skips a 30 s step it calls silent (no-speech probability over 0.6
-//! with a mean token log-probability under -1) and decodes a step again at a higher
-//! temperature, from a fixed seed, when it is unsure of it or its last 32 tokens repeat
-//! (low entropy); what it writes past those checks is judged here, segment by segment, with
+//! with a mean token log-probability under -1), and a step it is unsure of or whose last 32
+//! tokens repeat is read again at a higher temperature (fallback.rs); what it writes past
+//! those checks is judged here, segment by segment, with
 //! what whisper.cpp does not see: the detector's verdict on the segment's audio, and
 //! whether the segment came from a window's left-out tail read again on its own.
 //!
@@ -71,9 +71,9 @@ pub(crate) enum Verdict {
 }
 
 /// whisper.cpp's no-speech threshold.
-const NO_SPEECH_PROB: f32 = 0.6;
+pub(super) const NO_SPEECH_PROB: f32 = 0.6;
 /// whisper.cpp's threshold of an unsure decoding: a mean token log-probability under it.
-const UNSURE_LOGPROB: f32 = -1.0;
+pub(super) const UNSURE_LOGPROB: f32 = -1.0;
 /// Over thin speech, a segment is kept only when whisper is at least this sure of it (mean
 /// token log-probability). Of the 301 segments whisper wrote on bench/transcribe/shortset.py
 /// (beam 5 and greedy), 20 are under it; the one of them over thin speech is over noise

@@ -25,6 +25,7 @@ use crate::audio::{self, Audio, AudioError, Limits};
 use crate::model::ggml;
 
 mod clean;
+mod fallback;
 pub mod gate;
 mod guard;
 mod lane;

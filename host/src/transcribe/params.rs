@@ -4,10 +4,12 @@
 use std::os::raw::c_int;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
 
 use whisper_rs::{FullParams, SamplingStrategy};
 
 use super::Options;
+use super::fallback::Temperatures;
 use super::progress::Reporter;
 
 /// In a recording longer than [`LONG_RECORDING_MS`], a window shorter than this (its last
@@ -24,8 +26,18 @@ const LONG_RECORDING_MS: u64 = 30_000;
 /// Half of whisper's 1500 encoder positions: 15 s.
 const HALF_CONTEXT: i32 = 750;
 
-/// whisper's parameters for the audio from `start_ms` to `end_ms` in `language`, prompted
-/// with `prompt`.
+/// One reading of a window: at which temperatures, and until when it may run (`None`: to
+/// its end).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Reading {
+    /// Where whisper starts and how it falls back.
+    pub temperatures: Temperatures,
+    /// When whisper is stopped.
+    pub until: Option<Instant>,
+}
+
+/// whisper's parameters for one reading of the audio from `start_ms` to `end_ms` in
+/// `language`, prompted with `prompt`.
 pub(super) fn params<'a>(
     options: &Options,
     language: &'a str,
@@ -33,6 +45,7 @@ pub(super) fn params<'a>(
     total_ms: Option<u64>,
     (start_ms, end_ms): (u64, u64),
     prompt: &'a [c_int],
+    reading: Reading,
 ) -> FullParams<'a, 'a> {
     let strategy = match options.beam_size {
         0 | 1 => SamplingStrategy::Greedy { best_of: 1 },
@@ -48,6 +61,8 @@ pub(super) fn params<'a>(
     params.set_print_special(false);
     params.set_print_timestamps(false);
     params.set_language(Some(language));
+    params.set_temperature(reading.temperatures.from);
+    params.set_temperature_inc(reading.temperatures.step);
     if let Some(ctx) = encoder_context(options.fit_context, end_ms - start_ms, total_ms) {
         params.set_audio_ctx(ctx);
     }
@@ -66,8 +81,9 @@ pub(super) fn params<'a>(
     if !prompt.is_empty() {
         params.set_tokens(prompt);
     }
-    if let Some(cancel) = options.cancel.clone() {
-        params.set_abort_callback_safe(abort_when(cancel));
+    crate::logging::cancelling(false);
+    if options.cancel.is_some() || reading.until.is_some() {
+        params.set_abort_callback_safe(abort_when(options.cancel.clone(), reading.until));
     }
     params
 }
@@ -92,15 +108,15 @@ pub(super) fn cancelled(options: &Options) -> bool {
         .is_some_and(|c| c.load(Ordering::Relaxed))
 }
 
-/// whisper's abort callback for a cancel flag.
-fn abort_when(cancel: Arc<AtomicBool>) -> Box<dyn FnMut() -> bool> {
+/// whisper's abort callback for a cancel flag and a time limit.
+fn abort_when(cancel: Option<Arc<AtomicBool>>, until: Option<Instant>) -> Box<dyn FnMut() -> bool> {
     // whisper-rs 0.16's set_abort_callback_safe boxes the closure as a trait object but
     // calls it back as the closure's own type; handing it a closure that already is a
     // `Box<dyn FnMut() -> bool>` makes the two the same type. (A plain closure here reads
     // garbage and aborts at once: "error code -6".)
-    crate::logging::cancelling(false);
     Box::new(move || {
-        let stop = cancel.load(Ordering::Relaxed);
+        let stop = cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed))
+            || until.is_some_and(|t| Instant::now() >= t);
         if stop {
             crate::logging::cancelling(true);
         }

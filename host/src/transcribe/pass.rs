@@ -19,9 +19,10 @@ use whisper_rs::WhisperState;
 use yazses_core::frame::{FRAME_SAMPLES, SAMPLE_RATE_HZ};
 
 use super::clean::without_annotations;
+use super::fallback::{self, Bound};
 use super::guard::{self, Evidence, Verdict};
 use super::one_step::OneStep;
-use super::params::{cancelled, params};
+use super::params::{self, cancelled, params};
 use super::progress::Reporter;
 use super::window::{Taken, Window, Windower};
 use super::{Dropped, Model, Options, Progress, Segment, TranscribeError, Transcript};
@@ -230,7 +231,8 @@ impl Run<'_> {
     /// Runs whisper over window `w`, prompted with the words so far: its first 30 s step
     /// only when `one_step` (reading on into the audio after the window's cut), else every
     /// step whisper.cpp takes over the window alone. Segments starting before
-    /// `rest_until_ms` are read from a left-out tail alone.
+    /// `rest_until_ms` are read from a left-out tail alone. A poor reading is read again at
+    /// a higher temperature while the window's [`Bound`] allows, and the best is kept.
     fn whisper(
         &mut self,
         w: &Window,
@@ -243,9 +245,88 @@ impl Run<'_> {
         } else {
             &[]
         };
-        let fed = w.samples().len() + ahead.len();
+        let samples: Vec<f32> = w
+            .samples()
+            .iter()
+            .chain(ahead)
+            .map(|&s| f32::from(s) / 32768.0)
+            .collect();
+        let fed = samples.len();
         let start_ms = w.start_ms();
         let end_ms = start_ms + fed as u64 * 1000 / rate;
+        let started = std::time::Instant::now();
+        let bound = Bound::new(started, end_ms - start_ms);
+        let heard = (w, &samples[..], (start_ms, end_ms), rest_until_ms);
+        let first = params::Reading {
+            temperatures: fallback::FIRST,
+            until: None,
+        };
+        let mut kept = self
+            .read(heard, one_step, first)?
+            .expect("a reading without a time limit is not stopped by one");
+        if let Some(poor) = kept.judged.poor() {
+            let now = std::time::Instant::now();
+            if bound.allows_again(now, now - started) {
+                tracing::debug!(start_ms, ?poor, "a poor reading of a window is read again");
+                let again = params::Reading {
+                    temperatures: fallback::AGAIN,
+                    until: Some(bound.until),
+                };
+                match self.read(heard, one_step, again)? {
+                    Some(read) if read.judged.keep_over(&kept.judged) => kept = read,
+                    Some(_) => tracing::debug!(start_ms, "the first reading was the better"),
+                    None => tracing::debug!(
+                        start_ms,
+                        "the bound stopped reading a window again; the first reading is kept"
+                    ),
+                }
+            } else {
+                tracing::debug!(
+                    start_ms,
+                    ?poor,
+                    "a poor reading of a window is kept: the bound leaves no time to read it again"
+                );
+            }
+        }
+        let Read {
+            mut pieces,
+            more_steps,
+            language,
+            ..
+        } = kept;
+        if self.language == "auto"
+            && let Some(lang) = language
+        {
+            // Asked once, on the first window with speech; the rest are read in it.
+            self.language = lang.to_owned();
+        }
+        let dropped = !ahead.is_empty() && drop_edge(&mut pieces, end_ms);
+        // whisper's next step would start at its last segment's end, words or not.
+        let reached_ms = pieces.iter().map(|p| p.end_ms).max().unwrap_or(start_ms);
+        let reached = ((reached_ms * rate / 1000).saturating_sub(w.start)) as usize;
+        let mut step = Step {
+            segments: Vec::new(),
+            left_out: Vec::new(),
+            prompt: Vec::new(),
+            reached: reached.min(fed),
+            more_steps,
+            dropped,
+        };
+        let before = self.segments.last().map(|s| s.text.as_str());
+        for p in pieces {
+            step.take(p, before);
+        }
+        Ok(step)
+    }
+
+    /// One whisper call over a window's audio (`samples`, from `start_ms` to `end_ms`) at
+    /// one temperature; `None` when the reading's time limit stopped it.
+    fn read(
+        &mut self,
+        (w, samples, (start_ms, end_ms), rest_until_ms): Heard<'_>,
+        one_step: bool,
+        reading: params::Reading,
+    ) -> Result<Option<Read>, TranscribeError> {
         let started = std::time::Instant::now();
         if self.state.is_none() {
             self.state = Some(
@@ -263,34 +344,31 @@ impl Run<'_> {
             total_ms,
             (start_ms, end_ms),
             &self.prompt,
+            reading,
         );
         let limit = OneStep::default();
         if one_step {
             limit.arm(&mut params);
         }
-        let samples: Vec<f32> = w
-            .samples()
-            .iter()
-            .chain(ahead)
-            .map(|&s| f32::from(s) / 32768.0)
-            .collect();
         let options = self.options;
         let state = self.state.as_mut().expect("made above");
-        let done = state.full(params, &samples);
+        let done = state.full(params, samples);
         let more_steps = limit.asked() > 1;
         drop(limit);
-        if let Err(e) = done {
-            return Err(if cancelled(options) {
-                TranscribeError::Cancelled
-            } else {
-                TranscribeError::Whisper(e.to_string())
-            });
-        }
+        let spent = started.elapsed().as_millis() as u64;
+        self.whisper_ms += spent;
         if cancelled(options) {
             return Err(TranscribeError::Cancelled);
         }
-        let spent = started.elapsed().as_millis() as u64;
-        self.whisper_ms += spent;
+        if let Err(e) = done {
+            if reading
+                .until
+                .is_some_and(|t| std::time::Instant::now() >= t)
+            {
+                return Ok(None);
+            }
+            return Err(TranscribeError::Whisper(e.to_string()));
+        }
         tracing::debug!(
             start_ms,
             end_ms,
@@ -298,32 +376,39 @@ impl Run<'_> {
             whisper_ms = spent,
             one_step,
             more_steps,
+            temperature = reading.temperatures.from,
             "window transcribed"
         );
         let (eot, beg) = (self.model.ctx.token_eot(), self.model.ctx.token_beg());
         let mut pieces = Vec::new();
+        let mut all_tokens = Vec::new();
+        let mut no_speech = 1.0;
         for seg in state.as_iter() {
+            let data: Vec<_> = (0..seg.n_tokens())
+                .filter_map(|t| seg.get_token(t))
+                .map(|t| (t.token_id(), t.token_data().plog))
+                .filter(|&(id, _)| id < eot || id >= beg)
+                .collect();
             // The prompt is what whisper.cpp itself carries between its own 30 s steps:
             // the words and their timestamp tokens (without the timestamps, the next
             // window comes back as one long segment), not the task's special tokens.
-            let tokens = (0..seg.n_tokens())
-                .filter_map(|t| seg.get_token(t).map(|t| t.token_id()))
-                .filter(|&id| id < eot || id >= beg)
+            let tokens = data.iter().map(|&(id, _)| id).collect();
+            let plogs: Vec<f32> = data
+                .iter()
+                .filter(|&&(id, _)| id < eot)
+                .map(|&(_, p)| p)
                 .collect();
+            all_tokens.extend(data);
             // whisper's timestamps are in 10 ms units from the window's start.
             let at = |t: i64| (start_ms + t.max(0) as u64 * 10).clamp(start_ms, end_ms);
             let start = at(seg.start_timestamp());
             let text = seg
                 .to_str_lossy()
                 .map_err(|e| TranscribeError::Whisper(e.to_string()))?;
-            let plogs: Vec<f32> = (0..seg.n_tokens())
-                .filter_map(|t| seg.get_token(t))
-                .filter(|t| t.token_id() < eot)
-                .map(|t| t.token_data().plog)
-                .collect();
             let end = at(seg.end_timestamp()).max(start);
+            no_speech = seg.no_speech_probability();
             let evidence = Evidence {
-                no_speech: seg.no_speech_probability(),
+                no_speech,
                 avg_logprob: plogs.iter().sum::<f32>() / plogs.len().max(1) as f32,
                 heard: w.speech_share(start, end),
                 tail: rest_until_ms.is_some_and(|until| start < until),
@@ -353,30 +438,29 @@ impl Run<'_> {
                 evidence,
             });
         }
-        let dropped = !ahead.is_empty() && drop_edge(&mut pieces, end_ms);
-        if self.language == "auto"
-            && let Some(lang) = whisper_rs::get_lang_str(state.full_lang_id_from_state())
-        {
-            // Asked once, on the first window with speech; the rest are read in it.
-            self.language = lang.to_owned();
-        }
-        // whisper's next step would start at its last segment's end, words or not.
-        let reached_ms = pieces.iter().map(|p| p.end_ms).max().unwrap_or(start_ms);
-        let reached = ((reached_ms * rate / 1000).saturating_sub(w.start)) as usize;
-        let mut step = Step {
-            segments: Vec::new(),
-            left_out: Vec::new(),
-            prompt: Vec::new(),
-            reached: reached.min(fed),
+        let words = pieces.iter().any(|p| !p.text.is_empty());
+        Ok(Some(Read {
+            judged: fallback::Reading::of(&all_tokens, no_speech, words),
+            language: whisper_rs::get_lang_str(state.full_lang_id_from_state()),
+            pieces,
             more_steps,
-            dropped,
-        };
-        let before = self.segments.last().map(|s| s.text.as_str());
-        for p in pieces {
-            step.take(p, before);
-        }
-        Ok(step)
+        }))
     }
+}
+
+/// The audio of one reading: its window, its samples (the window's and any read on past
+/// its cut), where they start and end (ms), and where a left-out tail read again ends.
+type Heard<'a> = (&'a Window, &'a [f32], (u64, u64), Option<u64>);
+
+/// One reading of a window.
+struct Read {
+    pieces: Vec<Piece>,
+    /// Whether whisper.cpp wanted another 30 s step (refused under one step).
+    more_steps: bool,
+    /// The language whisper heard, when it was asked to find it.
+    language: Option<&'static str>,
+    /// What the fallback judges it by.
+    judged: fallback::Reading,
 }
 
 /// How long before the detector's onset a segment that whisper starts in silence is shown:
