@@ -1,4 +1,4 @@
-//! whisper's temperature fallback, with a bound and the best reading kept.
+//! whisper's temperature fallback, with a bound.
 //!
 //! Left to itself, whisper.cpp reads a step again at temperatures 0.2, 0.4 ... 1.0 while its
 //! reading looks poor (unsure, or its last 32 tokens repeat), with no limit on the time it
@@ -7,7 +7,7 @@
 //! temperature 0 alone first ([`FIRST`]); only a poor reading is read [`AGAIN`], with
 //! whisper.cpp's own fallback from 0.2 up, and only when the [`Bound`] leaves time for it;
 //! that reading is stopped at the bound, and kept as whisper.cpp would keep it unless it
-//! lost the first reading's words or loops where it did not ([`Reading::keep_over`]).
+//! lost the first reading's words or loops where it did not ([`Judgement::keep_over`]).
 //!
 //! The price: reading again runs the encoder again (whisper.cpp's own fallback reuses it),
 //! which is why a reading again is begun only where the bound leaves as long as the first
@@ -48,10 +48,6 @@ const ENTROPY_THOLD: f64 = 2.4;
 /// How many of a reading's last tokens the entropy is taken over (whisper.cpp's 32).
 const ENTROPY_TOKENS: usize = 32;
 
-/// The time a window's readings may take, as a share of the window's audio, counted from
-/// the first reading's start.
-const BOUND_SHARE_OF_AUDIO: f64 = 1.0;
-
 /// Why a reading is read again (whisper.cpp's rules).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Poor {
@@ -64,7 +60,7 @@ pub(super) enum Poor {
 
 /// What one reading of a window is judged by.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(super) struct Reading {
+pub(super) struct Judgement {
     /// Whether any segment has words (descriptions of the audio are not words).
     pub words: bool,
     /// The mean log-probability of its tokens, timestamps included (whisper.cpp's
@@ -77,10 +73,10 @@ pub(super) struct Reading {
     pub entropy: Option<f64>,
 }
 
-impl Reading {
+impl Judgement {
     /// The judgement of a reading whose tokens (ids and log-probabilities, in order) are
     /// `tokens`.
-    pub fn of(tokens: &[(c_int, f32)], no_speech: f32, words: bool) -> Reading {
+    pub fn of(tokens: &[(c_int, f32)], no_speech: f32, words: bool) -> Judgement {
         let avg_logprob = if tokens.is_empty() {
             0.0
         } else {
@@ -98,7 +94,7 @@ impl Reading {
                 })
                 .sum()
         });
-        Reading {
+        Judgement {
             words,
             avg_logprob,
             no_speech,
@@ -124,13 +120,14 @@ impl Reading {
     /// would, unless it lost the words the first had or loops where the first did not.
     /// Log-probabilities are not compared: whisper.cpp computes them after dividing by the
     /// temperature, so a reading at a higher one looks surer than it is.
-    pub fn keep_over(&self, first: &Reading) -> bool {
-        let rank = |r: &Reading| (r.words, r.poor() != Some(Poor::Repeats));
+    pub fn keep_over(&self, first: &Judgement) -> bool {
+        let rank = |r: &Judgement| (r.words, r.poor() != Some(Poor::Repeats));
         rank(self) >= rank(first)
     }
 }
 
-/// How long the readings of one window may go on.
+/// How long the readings of one window may go on: as long as the window's audio lasts,
+/// from the first reading's start.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Bound {
     /// When a reading again in progress is stopped.
@@ -140,9 +137,8 @@ pub(super) struct Bound {
 impl Bound {
     /// The bound for a window of `audio_ms` whose first reading began at `started`.
     pub fn new(started: Instant, audio_ms: u64) -> Bound {
-        let share = Duration::from_millis((audio_ms as f64 * BOUND_SHARE_OF_AUDIO) as u64);
         Bound {
-            until: started + share,
+            until: started + Duration::from_millis(audio_ms),
         }
     }
 
@@ -157,8 +153,8 @@ impl Bound {
 mod tests {
     use super::*;
 
-    fn reading(words: bool, avg_logprob: f32, no_speech: f32) -> Reading {
-        Reading {
+    fn judged(words: bool, avg_logprob: f32, no_speech: f32) -> Judgement {
+        Judgement {
             words,
             avg_logprob,
             no_speech,
@@ -168,42 +164,42 @@ mod tests {
 
     #[test]
     fn a_reading_whisper_was_unsure_of_is_read_again_unless_it_called_the_audio_silent() {
-        assert_eq!(reading(true, -0.3, 0.01).poor(), None);
-        assert_eq!(reading(true, -1.2, 0.01).poor(), Some(Poor::Unsure));
+        assert_eq!(judged(true, -0.3, 0.01).poor(), None);
+        assert_eq!(judged(true, -1.2, 0.01).poor(), Some(Poor::Unsure));
         // Only descriptions of the audio, or nothing, written with doubt: read again too.
-        assert_eq!(reading(false, -1.2, 0.2).poor(), Some(Poor::Unsure));
-        assert_eq!(reading(false, -0.2, 0.2).poor(), None);
+        assert_eq!(judged(false, -1.2, 0.2).poor(), Some(Poor::Unsure));
+        assert_eq!(judged(false, -0.2, 0.2).poor(), None);
         // whisper called it silent: nothing to read again, words or not.
-        assert_eq!(reading(false, 0.0, 1.0).poor(), None);
-        assert_eq!(reading(true, -1.5, 0.9).poor(), None);
+        assert_eq!(judged(false, 0.0, 1.0).poor(), None);
+        assert_eq!(judged(true, -1.5, 0.9).poor(), None);
     }
 
     #[test]
     fn a_reading_whose_last_32_tokens_repeat_is_read_again() {
         // "the end the end ..." with a timestamp: three ids over the last 32 tokens.
         let looping: Vec<(c_int, f32)> = (0..40).map(|i| (i % 3, -0.05)).collect();
-        let r = Reading::of(&looping, 0.01, true);
+        let r = Judgement::of(&looping, 0.01, true);
         assert!(r.entropy.unwrap() < ENTROPY_THOLD, "{:?}", r.entropy);
         assert_eq!(r.poor(), Some(Poor::Repeats));
         // Forty different tokens: ln 32 = 3.47 over the last 32.
         let varied: Vec<(c_int, f32)> = (0..40).map(|i| (i, -0.2)).collect();
-        let r = Reading::of(&varied, 0.01, true);
+        let r = Judgement::of(&varied, 0.01, true);
         assert!((r.entropy.unwrap() - 32f64.ln()).abs() < 1e-9);
         assert_eq!(r.poor(), None);
         assert!((r.avg_logprob + 0.2).abs() < 1e-6);
         // 32 tokens or fewer are not judged for repeats (whisper.cpp's rule).
         let short: Vec<(c_int, f32)> = (0..32).map(|_| (7, -0.1)).collect();
-        assert_eq!(Reading::of(&short, 0.01, true).entropy, None);
+        assert_eq!(Judgement::of(&short, 0.01, true).entropy, None);
     }
 
     #[test]
     fn a_reading_again_is_kept_unless_it_lost_the_words_or_loops() {
-        let empty = reading(false, -1.3, 0.2);
-        let unsure = reading(true, -1.4, 0.2);
-        let mut looping = reading(true, -0.1, 0.2);
+        let empty = judged(false, -1.3, 0.2);
+        let unsure = judged(true, -1.4, 0.2);
+        let mut looping = judged(true, -0.1, 0.2);
         looping.entropy = Some(1.0);
         // As whisper.cpp: the reading again, when it is no worse by words and loops.
-        assert!(unsure.keep_over(&reading(true, -1.1, 0.2)));
+        assert!(unsure.keep_over(&judged(true, -1.1, 0.2)));
         assert!(unsure.keep_over(&empty));
         // Not one that lost the words, or loops where the first did not.
         assert!(!empty.keep_over(&unsure));

@@ -231,8 +231,8 @@ impl Run<'_> {
     /// Runs whisper over window `w`, prompted with the words so far: its first 30 s step
     /// only when `one_step` (reading on into the audio after the window's cut), else every
     /// step whisper.cpp takes over the window alone. Segments starting before
-    /// `rest_until_ms` are read from a left-out tail alone. A poor reading is read again at
-    /// a higher temperature while the window's [`Bound`] allows, and the best is kept.
+    /// `rest_until_ms` are read from a left-out tail alone. A poor reading is read once more
+    /// from a higher temperature when the window's [`Bound`] leaves time (fallback.rs).
     fn whisper(
         &mut self,
         w: &Window,
@@ -320,7 +320,7 @@ impl Run<'_> {
     }
 
     /// One whisper call over a window's audio (`samples`, from `start_ms` to `end_ms`) at
-    /// one temperature; `None` when the reading's time limit stopped it.
+    /// the reading's temperatures; `None` when its time limit stopped it.
     fn read(
         &mut self,
         (w, samples, (start_ms, end_ms), rest_until_ms): Heard<'_>,
@@ -440,7 +440,7 @@ impl Run<'_> {
         }
         let words = pieces.iter().any(|p| !p.text.is_empty());
         Ok(Some(Read {
-            judged: fallback::Reading::of(&all_tokens, no_speech, words),
+            judged: fallback::Judgement::of(&all_tokens, no_speech, words),
             language: whisper_rs::get_lang_str(state.full_lang_id_from_state()),
             pieces,
             more_steps,
@@ -460,7 +460,7 @@ struct Read {
     /// The language whisper heard, when it was asked to find it.
     language: Option<&'static str>,
     /// What the fallback judges it by.
-    judged: fallback::Reading,
+    judged: fallback::Judgement,
 }
 
 /// How long before the detector's onset a segment that whisper starts in silence is shown:
