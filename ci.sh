@@ -533,7 +533,20 @@ windows)
   trap 'WINEPREFIX=$wine_dir/prefix /usr/lib/wine/wineserver -k 2>/dev/null || true; rm -rf "$wine_dir"' EXIT
   export WINEPREFIX=$wine_dir/prefix WINEDEBUG=-all
   wine64=/usr/lib/wine/wine64
-  "$wine64" wineboot -i >/dev/null 2>&1
+  # Now and then a fresh prefix comes up broken: wineboot fails, and every program after it
+  # exits with 53 (c0000135, "could not load kernel32.dll") without a word under -all. A
+  # prefix is kept once Wine's own cmd.exe runs in it; up to three, each failure's log shown.
+  for try in 1 2 3; do
+    rm -rf "$WINEPREFIX"
+    if WINEDEBUG=fixme-all "$wine64" wineboot -i > "$wine_dir/boot.log" 2>&1 \
+      && timeout 120 /usr/lib/wine/wineserver -w && "$wine64" cmd /c exit 0 > /dev/null 2>&1; then
+      break
+    fi
+    echo "-- a fresh Wine prefix did not start (try $try of 3); wineboot said:" >&2
+    tail -n 20 "$wine_dir/boot.log" >&2
+    /usr/lib/wine/wineserver -k 2>/dev/null || true
+    [ "$try" -lt 3 ] || { echo "Wine cannot make a working prefix here" >&2; exit 1; }
+  done
   x86_64-w64-mingw32-gcc -shared -O2 -Wl,--kill-at -o "$WINEPREFIX/drive_c/windows/system32/bcryptprimitives.dll" \
     packaging/windows/wine_bcryptprimitives.c -ladvapi32
   exe="$wine_dir/yazses.exe"
@@ -541,7 +554,12 @@ windows)
   # The MCP client starts servers with a trimmed environment: the wrapper names the prefix.
   printf '#!/bin/sh\nexport WINEPREFIX=%s WINEDEBUG=-all\nexec %s %s "$@"\n' "$WINEPREFIX" "$wine64" "$exe" > "$wine_dir/yazses"
   chmod +x "$wine_dir/yazses"
-  echo "-- under Wine: $("$wine_dir/yazses" --version)"
+  if ! version=$("$wine_dir/yazses" --version); then
+    echo "yazses.exe --version failed under Wine; its loader says:" >&2
+    WINEDEBUG=err+module,warn+module "$wine64" "$exe" --version 2>&1 | tail -n 30 >&2
+    exit 1
+  fi
+  echo "-- under Wine: $version"
   # shellcheck disable=SC2086
   env $win_ggml CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER="$wine64" \
     cargo test --release --locked -p yazses --target x86_64-pc-windows-gnu --lib
