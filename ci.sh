@@ -32,6 +32,9 @@
 #                      x86-64-v2 build and an x86-64-v3 build of whisper.cpp, checked under
 #                      qemu-x86_64 as a Nehalem (no AVX) and a Haswell (AVX2) against the local
 #                      build's transcript (needs `./ci.sh model` first); docs/release.md
+#   ./ci.sh macos      the host crate linted for aarch64-apple-darwin (clippy, tests included),
+#                      whisper.cpp compiled for it by zig (PyPI ziglang 0.17.0, cargo-zigbuild
+#                      0.24.0); compiled only: not linked (no SDK) and never run
 #   ./ci.sh aarch64    the 64-bit ARM Linux release (dist/yazses-aarch64-linux.tar.gz), cross-built
 #                      with gcc-aarch64-linux-gnu and run under qemu-aarch64 on Debian's arm64
 #                      libraries: the x86_64 build's words for a recording, mcp-server under a
@@ -408,6 +411,21 @@ release)
   status=0
   qemu-x86_64 -cpu Nehalem target/release/yazses transcribe "$JFK" >/dev/null 2>&1 || status=$?
   echo "-- for comparison, the local (native) build on a Nehalem exits with status $status (132: SIGILL)"
+  ;;
+macos)
+  # macOS is compiled here, never run: zig (PyPI ziglang) is the C and C++ compiler for
+  # whisper.cpp and cargo-zigbuild hands it to cc-rs, CMake and bindgen. The host crate is
+  # linted for aarch64-apple-darwin with its tests, whisper.cpp built with the Apple settings
+  # of whisper-sys/build.rs. Not linked: that needs the frameworks' stubs (no SDK here).
+  rustup target add aarch64-apple-darwin
+  zig_venv="$CACHE/zigvenv"
+  if [ ! -x "$zig_venv/bin/cargo-zigbuild" ]; then
+    python3 -m venv "$zig_venv"
+    "$zig_venv/bin/pip" install -q ziglang==0.17.0 cargo-zigbuild==0.24.0
+  fi
+  # zig stamps the newest macOS as the minimum unless told; 11.0 is the first on Apple silicon.
+  PATH="$zig_venv/bin:$PATH" MACOSX_DEPLOYMENT_TARGET=11.0 \
+    cargo-zigbuild clippy --locked -p yazses --target aarch64-apple-darwin --lib --bins --tests -- -D warnings
   ;;
 aarch64)
   rustup target add aarch64-unknown-linux-gnu

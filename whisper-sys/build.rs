@@ -215,6 +215,16 @@ fn wants_openmp(target: &str) -> bool {
     true
 }
 
+/// Whether ggml's CPU backend uses Apple's Accelerate on an Apple target: as
+/// `GGML_ACCELERATE` says, else when building on a Mac.
+fn accelerate(target: &str) -> bool {
+    target.contains("apple")
+        && match env::var("GGML_ACCELERATE") {
+            Ok(v) => !v.eq_ignore_ascii_case("off"),
+            Err(_) => env::var("HOST").is_ok_and(|host| host.contains("apple")),
+        }
+}
+
 fn compile(tree: &Path) {
     let target = env::var("TARGET").unwrap_or_default();
     let openmp = wants_openmp(&target);
@@ -240,6 +250,16 @@ fn compile(tree: &Path) {
         for flag in ["-mno-amx-tile", "-mno-amx-int8", "-mno-amx-bf16"] {
             config.cflag(flag).cxxflag(flag);
         }
+    }
+    // On Apple targets ggml turns BLAS on by default, which is a backend of its own (ggml-blas)
+    // that is neither linked below nor measured: the CPU backend, as everywhere else.
+    // Accelerate's vDSP inside the CPU backend needs the SDK's headers, so it is used when
+    // building on a Mac and left out of a cross-build (no SDK there).
+    if target.contains("apple") {
+        config.define("GGML_BLAS", "OFF").define(
+            "GGML_ACCELERATE",
+            if accelerate(&target) { "ON" } else { "OFF" },
+        );
     }
     // Debian 12's mingw-w64 headers lack THREAD_POWER_THROTTLING_STATE, which ggml-cpu uses
     // for Windows 8 and later; built for Windows 7's API, ggml leaves it out.
@@ -288,7 +308,9 @@ fn compile(tree: &Path) {
     }
     if target.contains("apple") {
         println!("cargo:rustc-link-lib=dylib=c++");
-        println!("cargo:rustc-link-lib=framework=Accelerate");
+        if accelerate(&target) {
+            println!("cargo:rustc-link-lib=framework=Accelerate");
+        }
     } else if target.ends_with("windows-gnu") {
         // Linked in, so that yazses.exe needs no libstdc++-6.dll beside it (the linker
         // finds the archive in its own directories; rustc is not asked to bundle it).

@@ -2,6 +2,7 @@
 
 #[cfg(not(target_os = "macos"))]
 pub mod desktop;
+mod peer;
 
 use std::fs::{File, Metadata};
 use std::io;
@@ -183,13 +184,10 @@ pub(crate) fn control_bind(path: &Path) -> io::Result<ControlListener> {
 
 /// `Ok` when the peer of `stream` is this user; else why not, in words.
 pub(crate) fn control_peer_is_me(stream: &ControlStream) -> Result<(), String> {
-    let me = rustix::process::geteuid();
-    match rustix::net::sockopt::socket_peercred(stream) {
-        Ok(cred) if cred.uid == me => Ok(()),
-        Ok(cred) => Err(format!(
-            "user id {} may not drive this user's dictation",
-            cred.uid.as_raw()
-        )),
+    let me = rustix::process::geteuid().as_raw();
+    match peer::peer_uid(stream) {
+        Ok(uid) if uid == me => Ok(()),
+        Ok(uid) => Err(format!("user id {uid} may not drive this user's dictation")),
         Err(e) => Err(format!("the peer could not be identified ({e})")),
     }
 }
