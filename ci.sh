@@ -32,9 +32,11 @@
 #                      x86-64-v2 build and an x86-64-v3 build of whisper.cpp, checked under
 #                      qemu-x86_64 as a Nehalem (no AVX) and a Haswell (AVX2) against the local
 #                      build's transcript (needs `./ci.sh model` first); docs/release.md
-#   ./ci.sh macos      the host crate linted for aarch64-apple-darwin (clippy, tests included),
-#                      whisper.cpp compiled for it by zig (PyPI ziglang 0.17.0, cargo-zigbuild
-#                      0.24.0); compiled only: not linked (no SDK) and never run
+#   ./ci.sh macos      the host crate linted for aarch64-apple-darwin (clippy, tests included)
+#                      and yazses linked for it by zig (PyPI ziglang 0.17.0, cargo-zigbuild
+#                      0.24.0) against the framework stubs in packaging/macos/stubs; the
+#                      Mach-O checked (arm64, macOS 14.2, system libraries only, each once);
+#                      never run
 #   ./ci.sh aarch64    the 64-bit ARM Linux release (dist/yazses-aarch64-linux.tar.gz), cross-built
 #                      with gcc-aarch64-linux-gnu and run under qemu-aarch64 on Debian's arm64
 #                      libraries: the x86_64 build's words for a recording, mcp-server under a
@@ -413,19 +415,32 @@ release)
   echo "-- for comparison, the local (native) build on a Nehalem exits with status $status (132: SIGILL)"
   ;;
 macos)
-  # macOS is compiled here, never run: zig (PyPI ziglang) is the C and C++ compiler for
-  # whisper.cpp and cargo-zigbuild hands it to cc-rs, CMake and bindgen. The host crate is
-  # linted for aarch64-apple-darwin with its tests, whisper.cpp built with the Apple settings
-  # of whisper-sys/build.rs. Not linked: that needs the frameworks' stubs (no SDK here).
+  # macOS is compiled and linked here, never run: zig (PyPI ziglang) is the C and C++
+  # compiler and the linker, handed to cc-rs, CMake and bindgen by cargo-zigbuild. No SDK:
+  # the frameworks come from the stubs in packaging/macos/stubs (packaging/macos/stubs.py).
   rustup target add aarch64-apple-darwin
   zig_venv="$CACHE/zigvenv"
   if [ ! -x "$zig_venv/bin/cargo-zigbuild" ]; then
     python3 -m venv "$zig_venv"
     "$zig_venv/bin/pip" install -q ziglang==0.17.0 cargo-zigbuild==0.24.0
   fi
-  # zig stamps the newest macOS as the minimum unless told; 11.0 is the first on Apple silicon.
-  PATH="$zig_venv/bin:$PATH" MACOSX_DEPLOYMENT_TARGET=11.0 \
-    cargo-zigbuild clippy --locked -p yazses --target aarch64-apple-darwin --lib --bins --tests -- -D warnings
+  export PATH="$zig_venv/bin:$PATH"
+  # zig stamps the newest macOS as the minimum unless told. 14.2: cpal 0.17 and later bind
+  # CoreAudio's process taps (AudioHardwareCreateProcessTap), which older macOS lacks.
+  export MACOSX_DEPLOYMENT_TARGET=14.2 ZIG_TARGET=aarch64-macos.14.2-none
+  export CARGO_TARGET_AARCH64_APPLE_DARWIN_LINKER="$PWD/packaging/macos/zig-clang"
+  cargo-zigbuild clippy --locked -p yazses --target aarch64-apple-darwin --lib --bins --tests -- -D warnings
+  stubs="$PWD/packaging/macos/stubs"
+  log=$(mktemp)
+  if ! cargo-zigbuild rustc --locked -p yazses --bin yazses --target aarch64-apple-darwin \
+    -- -C link-arg=-F"$stubs" -C link-arg=-L"$stubs" > "$log" 2>&1; then
+    cat "$log" >&2
+    if grep -q "undefined symbol" "$log"; then
+      echo "the link needs symbols the stubs lack: python3 packaging/macos/stubs.py write $stubs < LOG adds them" >&2
+    fi
+    exit 1
+  fi
+  python3 packaging/macos/stubs.py macho target/aarch64-apple-darwin/debug/yazses arm64 14.2
   ;;
 aarch64)
   rustup target add aarch64-unknown-linux-gnu
