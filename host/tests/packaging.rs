@@ -31,8 +31,11 @@ fn server_json_names_this_version_and_the_readme_proves_ownership() {
     );
     assert_eq!(v["version"], env!("CARGO_PKG_VERSION"));
     let package = &v["packages"][0];
-    assert_eq!(package["registryType"], "cargo");
+    // PyPI, where `./ci.sh wheels` builds for (the registry takes no crates.io package).
+    assert_eq!(package["registryType"], "pypi");
+    assert_eq!(package["registryBaseUrl"], "https://pypi.org");
     assert_eq!(package["identifier"], "yazses");
+    assert_eq!(package["runtimeHint"], "uvx");
     assert_eq!(package["version"], env!("CARGO_PKG_VERSION"));
     assert_eq!(package["transport"]["type"], "stdio");
     assert_eq!(package["packageArguments"][0]["value"], "mcp-server");
