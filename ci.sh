@@ -459,8 +459,8 @@ macos)
   if ! cargo-zigbuild rustc --locked -p yazses --bin yazses --target aarch64-apple-darwin \
     -- -C link-arg=-F"$stubs" -C link-arg=-L"$stubs" > "$log" 2>&1; then
     cat "$log" >&2
-    if grep -q "undefined symbol" "$log"; then
-      echo "the link needs symbols the stubs lack: python3 packaging/macos/stubs.py write $stubs < LOG adds them" >&2
+    if grep -q "undefined symbol\|unable to find system framework" "$log"; then
+      echo "the link needs what the stubs lack: python3 packaging/macos/stubs.py write $stubs < LOG adds it (a new framework needs a rule there first)" >&2
     fi
     exit 1
   fi

@@ -10,7 +10,9 @@ then loads is only known on a Mac.
     stubs.py empty DIR          write every stub with no symbols (the first link's way to
                                 learn what is missing)
     stubs.py write DIR < LOG    read a failed link's "undefined symbol: _X" lines and add
-                                each symbol to the stub of the library that exports it
+                                each symbol to the stub of the library that exports it;
+                                a library given a rule below gets its stub (a link that
+                                cannot find a framework: add its rule, write, link again)
     stubs.py macho FILE ARCH MINOS
                                 check a linked Mach-O: its CPU, its minimum macOS, and that
                                 it loads system libraries and frameworks only, each once
@@ -28,6 +30,8 @@ from pathlib import Path
 # name each function's framework; the prefixes follow them).
 LIBRARIES = {
     "CoreFoundation": ("framework", ["_CF", "_kCF"]),
+    # CGEvent.h: dictation's typing and its permission checks.
+    "CoreGraphics": ("framework", ["_CG", "_kCG"]),
     "IOKit": ("framework", ["_IO", "_kIO"]),
     "Security": ("framework", ["_Sec", "_kSec"]),
     # AudioToolbox: audio units and components (AudioComponent.h, AUComponent.h,
@@ -92,9 +96,6 @@ def owner(symbol: str) -> str | None:
 
 def write(root: Path, log: str) -> int:
     missing = sorted(set(re.findall(r"undefined symbol: (\S+)", log)))
-    if not missing:
-        print("the link log names no undefined symbol", file=sys.stderr)
-        return 1
     placed: dict[str, list[str]] = {lib: read_symbols(stub_path(root, lib)) for lib in LIBRARIES}
     unplaced = []
     for symbol in missing:
@@ -106,6 +107,8 @@ def write(root: Path, log: str) -> int:
     if unplaced:
         print("no rule says which library exports: " + " ".join(unplaced), file=sys.stderr)
         return 1
+    # Every library gets its stub, so a framework just given a rule is there for the next
+    # link, which then names the symbols it needs from it.
     for lib, symbols in placed.items():
         write_stub(root, lib, symbols)
     print(f"{len(missing)} symbols placed in {root}")

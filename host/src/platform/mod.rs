@@ -35,7 +35,9 @@ pub use unix::desktop;
 /// names on every system (`typer()`, `paster()`, `Listener::{bind, next_press, describe}`).
 #[cfg(windows)]
 pub use windows::desktop;
-/// The desktop of a dictation on macOS: not built yet; every part says so.
 #[cfg(target_os = "macos")]
-#[path = "no_desktop.rs"]
-pub mod desktop;
+mod macos;
+/// The desktop of a dictation on macOS: typing (built, never run); paste and the hotkey say
+/// that they are not built yet.
+#[cfg(target_os = "macos")]
+pub use macos::desktop;

@@ -1,0 +1,192 @@
+//! The macOS desktop for dictation. Built, never run: no Mac has run it (docs/platforms.md).
+//!
+//! - Typing: CoreGraphics keyboard events carrying the text itself
+//!   (`CGEventKeyboardSetUnicodeString`), so any character arrives as written whatever the
+//!   keyboard layout; a line break is Return. macOS lets a program post them only once the
+//!   user allows it under Accessibility; without that, the typer says where to allow it.
+//! - Paste and the hotkey: not built yet; each says so.
+//!
+//! Secure input (a password field, or a terminal with "Secure Keyboard Entry" on) drops
+//! posted events without a word: nothing is typed there.
+#![allow(unsafe_code)]
+
+use std::ffi::c_void;
+use std::time::Duration;
+
+use crate::dictate::deliver::{Deliver, DeliverError};
+
+/// The most UTF-16 units one event carries (`CGEventKeyboardSetUnicodeString` takes no more
+/// than 20).
+const UNITS_PER_EVENT: usize = 20;
+/// `kVK_Return`, the Return key's virtual key code.
+const RETURN_KEY: u16 = 36;
+/// `kCGHIDEventTap`: where events from the keyboard itself enter.
+const HID_EVENT_TAP: u32 = 0;
+
+/// Where the Accessibility permission is granted.
+const ACCESSIBILITY: &str = "macOS has not allowed yazses to type into other apps: allow it \
+    (or the terminal that runs it) in System Settings > Privacy & Security > Accessibility, \
+    then start the dictation again";
+
+#[link(name = "CoreGraphics", kind = "framework")]
+unsafe extern "C" {
+    fn CGEventCreateKeyboardEvent(source: *const c_void, key: u16, down: bool) -> *mut c_void;
+    fn CGEventKeyboardSetUnicodeString(event: *mut c_void, length: usize, text: *const u16);
+    fn CGEventPost(tap: u32, event: *mut c_void);
+    fn CGPreflightPostEventAccess() -> bool;
+    fn CGRequestPostEventAccess() -> bool;
+}
+
+#[link(name = "CoreFoundation", kind = "framework")]
+unsafe extern "C" {
+    fn CFRelease(object: *const c_void);
+}
+
+/// One key press to post: some text, or Return.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Key {
+    /// Up to [`UNITS_PER_EVENT`] UTF-16 units, never a surrogate pair split.
+    Text(Vec<u16>),
+    /// The Return key.
+    Return,
+}
+
+/// The key presses that type `text`: runs of text of at most [`UNITS_PER_EVENT`] UTF-16
+/// units, `\n` as Return, `\r` dropped.
+pub fn keys(text: &str) -> Vec<Key> {
+    let mut keys = Vec::new();
+    let mut run: Vec<u16> = Vec::new();
+    for c in text.chars().filter(|&c| c != '\r') {
+        if c == '\n' {
+            if !run.is_empty() {
+                keys.push(Key::Text(std::mem::take(&mut run)));
+            }
+            keys.push(Key::Return);
+            continue;
+        }
+        let mut units = [0u16; 2];
+        let units = c.encode_utf16(&mut units);
+        if run.len() + units.len() > UNITS_PER_EVENT {
+            keys.push(Key::Text(std::mem::take(&mut run)));
+        }
+        run.extend_from_slice(units);
+    }
+    if !run.is_empty() {
+        keys.push(Key::Text(run));
+    }
+    keys
+}
+
+/// Posts one key's press and release to whatever has the keyboard focus.
+fn post(key: &Key) -> Result<(), DeliverError> {
+    for down in [true, false] {
+        let (code, text) = match key {
+            Key::Text(units) => (0, Some(units)),
+            Key::Return => (RETURN_KEY, None),
+        };
+        // SAFETY: no event source (the default); the event is released below.
+        let event = unsafe { CGEventCreateKeyboardEvent(std::ptr::null(), code, down) };
+        if event.is_null() {
+            return Err(DeliverError::Failed(
+                "macOS would not make a keyboard event".into(),
+            ));
+        }
+        // SAFETY: a live event, and units that outlive the call (CoreGraphics copies them).
+        unsafe {
+            if let Some(units) = text {
+                CGEventKeyboardSetUnicodeString(event, units.len(), units.as_ptr());
+            }
+            CGEventPost(HID_EVENT_TAP, event);
+            CFRelease(event);
+        }
+    }
+    Ok(())
+}
+
+/// Types with CoreGraphics keyboard events.
+#[derive(Debug, Default)]
+pub struct Typer;
+
+impl Deliver for Typer {
+    fn deliver(&mut self, text: &str) -> Result<(), DeliverError> {
+        // SAFETY: a plain query; the permission can be taken back at any time.
+        if !unsafe { CGPreflightPostEventAccess() } {
+            return Err(DeliverError::Unavailable(ACCESSIBILITY.into()));
+        }
+        for key in keys(text) {
+            post(&key)?;
+            // Gives the focused app time to take one event before the next.
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        Ok(())
+    }
+}
+
+/// The typer, once macOS allows it to post keyboard events (Accessibility). Without that
+/// permission, asks macOS to show its prompt and says where to grant it.
+pub fn typer() -> Result<Box<dyn Deliver>, DeliverError> {
+    // SAFETY: plain queries; the request shows macOS's own prompt at most once.
+    if unsafe { CGPreflightPostEventAccess() } || unsafe { CGRequestPostEventAccess() } {
+        return Ok(Box::new(Typer));
+    }
+    Err(DeliverError::Unavailable(ACCESSIBILITY.into()))
+}
+
+/// The paster: not built for macOS yet.
+pub fn paster() -> Result<Box<dyn Deliver>, DeliverError> {
+    Err(DeliverError::Unavailable(
+        "pasting is not built for macOS yet; use --output type (or stdout)".into(),
+    ))
+}
+
+/// The hotkey: not built for macOS yet.
+#[derive(Debug)]
+pub enum Listener {}
+
+impl Listener {
+    /// Says that no hotkey can be bound here yet.
+    pub fn bind(_name: &str) -> Result<Listener, String> {
+        Err("a global hotkey is not built for macOS yet; bind a key to `yazses dictate toggle` in System Settings > Keyboard > Keyboard Shortcuts (through a Shortcuts action that runs it)".into())
+    }
+
+    /// Never called: no listener exists.
+    pub fn next_press(&self) -> Result<(), String> {
+        match *self {}
+    }
+
+    /// Never called: no listener exists.
+    pub fn describe(&self, _name: &str) -> String {
+        match *self {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(s: &str) -> Key {
+        Key::Text(s.encode_utf16().collect())
+    }
+
+    #[test]
+    fn a_line_break_is_return_and_a_carriage_return_is_dropped() {
+        assert_eq!(
+            keys("Hi.\r\nNext"),
+            vec![text("Hi."), Key::Return, text("Next")]
+        );
+    }
+
+    #[test]
+    fn long_text_goes_in_events_of_twenty_units_without_splitting_a_surrogate_pair() {
+        let s = format!("{}😀b", "a".repeat(19));
+        assert_eq!(
+            keys(&s),
+            vec![text(&"a".repeat(19)), text("😀b")],
+            "the emoji's two units do not fit beside 19 others"
+        );
+        assert!(keys(&"x".repeat(45)).iter().all(|k| match k {
+            Key::Text(u) => u.len() <= UNITS_PER_EVENT,
+            Key::Return => false,
+        }));
+    }
+}
