@@ -79,11 +79,11 @@ pub fn keys(text: &str) -> Vec<Key> {
 
 /// Posts one key's press and release to whatever has the keyboard focus.
 fn post(key: &Key) -> Result<(), DeliverError> {
+    let (code, text) = match key {
+        Key::Text(units) => (0, Some(units)),
+        Key::Return => (RETURN_KEY, None),
+    };
     for down in [true, false] {
-        let (code, text) = match key {
-            Key::Text(units) => (0, Some(units)),
-            Key::Return => (RETURN_KEY, None),
-        };
         // SAFETY: no event source (the default); the event is released below.
         let event = unsafe { CGEventCreateKeyboardEvent(std::ptr::null(), code, down) };
         if event.is_null() {
