@@ -40,6 +40,10 @@ LIBRARIES = {
     "CoreAudio": ("framework", ["_AudioHardware", "_AudioObject", "_AudioDevice"]),
     # Linked by objc2-foundation; yazses calls nothing in it directly.
     "Foundation": ("framework", ["_NS", "_OBJC_CLASS_$_NS"]),
+    # NSPasteboard.h: dictation's paste (the longer prefix wins over Foundation's `_NS`).
+    "AppKit": ("framework", ["_NSPasteboard", "_OBJC_CLASS_$_NSPasteboard"]),
+    # AVCaptureDevice.h, AVMediaFormat.h: the Microphone permission.
+    "AVFoundation": ("framework", ["_AVCapture", "_AVMedia", "_OBJC_CLASS_$_AV"]),
     "objc": ("dylib", ["_objc_", "_class_", "_method_", "_object_", "_sel_", "_protocol_"]),
 }
 TARGETS = "[ arm64-macos, x86_64-macos ]"

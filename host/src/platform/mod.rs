@@ -15,7 +15,8 @@
 //! - what asks the server to stop (signals; Ctrl+C and the console closing on Windows);
 //! - the dictation control channel: a Unix socket, mode 0600, each peer's user id
 //!   checked; a named pipe on Windows;
-//! - [`desktop`]: typing, the clipboard paste and the hotkey of a dictation.
+//! - [`desktop`]: typing, the clipboard paste and the hotkey of a dictation;
+//! - whether the system lets this process record (macOS's Microphone permission).
 
 #[cfg(unix)]
 mod unix;
@@ -37,7 +38,17 @@ pub use unix::desktop;
 pub use windows::desktop;
 #[cfg(target_os = "macos")]
 mod macos;
-/// The desktop of a dictation on macOS: typing (built, never run); paste and the hotkey say
-/// that they are not built yet.
+/// The desktop of a dictation on macOS: typing and paste (built, never run); the hotkey
+/// says that it is not built yet.
 #[cfg(target_os = "macos")]
 pub use macos::desktop;
+#[cfg(target_os = "macos")]
+pub(crate) use macos::microphone::allowed as microphone_allowed;
+
+/// Whether the system lets this process record: `Err` says why not and where to allow it.
+/// Only macOS asks (it records silence otherwise); elsewhere a refused device fails to open
+/// and says so itself.
+#[cfg(not(target_os = "macos"))]
+pub(crate) fn microphone_allowed() -> Result<(), String> {
+    Ok(())
+}

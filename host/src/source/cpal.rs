@@ -143,6 +143,7 @@ impl std::fmt::Debug for CpalSource {
 impl CpalSource {
     /// Opens `device` (by name; empty for the default input) and starts capturing.
     pub fn open(device: &str) -> Result<CpalSource, SourceError> {
+        crate::platform::microphone_allowed().map_err(SourceError::Denied)?;
         quiet(|| CpalSource::open_loudly(device)).map_err(|e| match e {
             SourceError::Missing(why) if !why.contains("yazses devices") => {
                 SourceError::Missing(format!("{}; {NO_INPUT_HINT}", why.trim_end_matches('.')))

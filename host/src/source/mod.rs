@@ -66,6 +66,9 @@ pub enum SourceError {
     /// There is no such device, or it cannot be used as an input.
     #[error("{0}")]
     Missing(String),
+    /// The system does not let yazses record (macOS's Microphone permission).
+    #[error("{0}")]
+    Denied(String),
     /// The device failed or went away mid-capture.
     #[error("{0}")]
     Gone(String),

@@ -4,7 +4,11 @@
 //!   (`CGEventKeyboardSetUnicodeString`), so any character arrives as written whatever the
 //!   keyboard layout; a line break is Return. macOS lets a program post them only once the
 //!   user allows it under Accessibility; without that, the typer says where to allow it.
-//! - Paste and the hotkey: not built yet; each says so.
+//! - Paste: the text put on the general pasteboard as a string, Command-V posted, and the
+//!   pasteboard's earlier text put back unless another program wrote to it meanwhile (other
+//!   kinds of content on it are not kept). Command-V is the V key of a US layout carrying
+//!   the text "v"; a layout that puts another letter there (Dvorak) may not paste.
+//! - The hotkey: not built yet; it says so.
 //!
 //! Secure input (a password field, or a terminal with "Secure Keyboard Entry" on) drops
 //! posted events without a word: nothing is typed there.
@@ -13,6 +17,9 @@
 use std::ffi::c_void;
 use std::time::Duration;
 
+use objc2_app_kit::{NSPasteboard, NSPasteboardTypeString};
+use objc2_foundation::NSString;
+
 use crate::dictate::deliver::{Deliver, DeliverError};
 
 /// The most UTF-16 units one event carries (`CGEventKeyboardSetUnicodeString` takes no more
@@ -20,6 +27,13 @@ use crate::dictate::deliver::{Deliver, DeliverError};
 const UNITS_PER_EVENT: usize = 20;
 /// `kVK_Return`, the Return key's virtual key code.
 const RETURN_KEY: u16 = 36;
+/// `kVK_ANSI_V`, the V key of a US layout.
+const V_KEY: u16 = 9;
+/// `kCGEventFlagMaskCommand`: the Command key held.
+const COMMAND: u64 = 0x0010_0000;
+/// How long the focused app has to read the pasteboard after Command-V before the earlier
+/// text goes back on it.
+const PASTE_READ: Duration = Duration::from_millis(300);
 /// `kCGHIDEventTap`: where events from the keyboard itself enter.
 const HID_EVENT_TAP: u32 = 0;
 
@@ -33,6 +47,7 @@ unsafe extern "C" {
     fn CGEventCreateKeyboardEvent(source: *const c_void, key: u16, down: bool) -> *mut c_void;
     fn CGEventKeyboardSetUnicodeString(event: *mut c_void, length: usize, text: *const u16);
     fn CGEventPost(tap: u32, event: *mut c_void);
+    fn CGEventSetFlags(event: *mut c_void, flags: u64);
     fn CGPreflightPostEventAccess() -> bool;
     fn CGRequestPostEventAccess() -> bool;
 }
@@ -79,10 +94,15 @@ pub fn keys(text: &str) -> Vec<Key> {
 
 /// Posts one key's press and release to whatever has the keyboard focus.
 fn post(key: &Key) -> Result<(), DeliverError> {
-    let (code, text) = match key {
-        Key::Text(units) => (0, Some(units)),
-        Key::Return => (RETURN_KEY, None),
-    };
+    match key {
+        Key::Text(units) => press(0, 0, units),
+        Key::Return => press(RETURN_KEY, 0, &[]),
+    }
+}
+
+/// Posts the press and release of the key `code` with modifier `flags` held, carrying
+/// `units` as its text when there are any.
+fn press(code: u16, flags: u64, units: &[u16]) -> Result<(), DeliverError> {
     for down in [true, false] {
         // SAFETY: no event source (the default); the event is released below.
         let event = unsafe { CGEventCreateKeyboardEvent(std::ptr::null(), code, down) };
@@ -93,8 +113,11 @@ fn post(key: &Key) -> Result<(), DeliverError> {
         }
         // SAFETY: a live event, and units that outlive the call (CoreGraphics copies them).
         unsafe {
-            if let Some(units) = text {
+            if !units.is_empty() {
                 CGEventKeyboardSetUnicodeString(event, units.len(), units.as_ptr());
+            }
+            if flags != 0 {
+                CGEventSetFlags(event, flags);
             }
             CGEventPost(HID_EVENT_TAP, event);
             CFRelease(event);
@@ -103,16 +126,23 @@ fn post(key: &Key) -> Result<(), DeliverError> {
     Ok(())
 }
 
+/// `Err` unless macOS lets this process post keyboard events.
+fn may_post() -> Result<(), DeliverError> {
+    // SAFETY: a plain query; the permission can be taken back at any time.
+    if unsafe { CGPreflightPostEventAccess() } {
+        Ok(())
+    } else {
+        Err(DeliverError::Unavailable(ACCESSIBILITY.into()))
+    }
+}
+
 /// Types with CoreGraphics keyboard events.
 #[derive(Debug, Default)]
 pub struct Typer;
 
 impl Deliver for Typer {
     fn deliver(&mut self, text: &str) -> Result<(), DeliverError> {
-        // SAFETY: a plain query; the permission can be taken back at any time.
-        if !unsafe { CGPreflightPostEventAccess() } {
-            return Err(DeliverError::Unavailable(ACCESSIBILITY.into()));
-        }
+        may_post()?;
         for key in keys(text) {
             post(&key)?;
             // Gives the focused app time to take one event before the next.
@@ -125,18 +155,57 @@ impl Deliver for Typer {
 /// The typer, once macOS allows it to post keyboard events (Accessibility). Without that
 /// permission, asks macOS to show its prompt and says where to grant it.
 pub fn typer() -> Result<Box<dyn Deliver>, DeliverError> {
+    ask_to_post()?;
+    Ok(Box::new(Typer))
+}
+
+/// `Ok` once macOS lets this process post keyboard events; otherwise asks macOS to show its
+/// prompt and says where to grant the permission.
+fn ask_to_post() -> Result<(), DeliverError> {
     // SAFETY: plain queries; the request shows macOS's own prompt at most once.
     if unsafe { CGPreflightPostEventAccess() } || unsafe { CGRequestPostEventAccess() } {
-        return Ok(Box::new(Typer));
+        return Ok(());
     }
     Err(DeliverError::Unavailable(ACCESSIBILITY.into()))
 }
 
-/// The paster: not built for macOS yet.
+/// The paster, once macOS allows it to post Command-V (Accessibility, as for typing).
 pub fn paster() -> Result<Box<dyn Deliver>, DeliverError> {
-    Err(DeliverError::Unavailable(
-        "pasting is not built for macOS yet; use --output type (or stdout)".into(),
-    ))
+    ask_to_post()?;
+    Ok(Box::new(Paster))
+}
+
+/// Pastes through the general pasteboard and gives its text back afterwards.
+#[derive(Debug, Default)]
+pub struct Paster;
+
+impl Deliver for Paster {
+    fn deliver(&mut self, text: &str) -> Result<(), DeliverError> {
+        may_post()?;
+        let board = NSPasteboard::generalPasteboard();
+        // SAFETY: a constant of AppKit.
+        let string = unsafe { NSPasteboardTypeString };
+        let before = board.stringForType(string);
+        board.clearContents();
+        if !board.setString_forType(&NSString::from_str(text), string) {
+            return Err(DeliverError::Failed(
+                "macOS would not put the text on the pasteboard".into(),
+            ));
+        }
+        let ours = board.changeCount();
+        let v: Vec<u16> = "v".encode_utf16().collect();
+        let pasted = press(V_KEY, COMMAND, &v);
+        // The focused app reads the pasteboard when it handles Command-V, some time after.
+        std::thread::sleep(PASTE_READ);
+        // Puts the earlier text back, unless something else was copied in the meantime.
+        if let Some(before) = before
+            && board.changeCount() == ours
+        {
+            board.clearContents();
+            board.setString_forType(&before, string);
+        }
+        pasted
+    }
 }
 
 /// The hotkey: not built for macOS yet.

@@ -1,3 +1,5 @@
-//! What macOS needs beyond the POSIX side in `unix/`: the desktop of a dictation.
+//! What macOS needs beyond the POSIX side in `unix/`: the desktop of a dictation, and the
+//! Microphone permission.
 
 pub mod desktop;
+pub mod microphone;
