@@ -204,7 +204,7 @@ pub struct DictateConfig {
     pub output: OutputKind,
     /// A press of the dongle's button shorter than this is a tap, in milliseconds.
     pub tap_ms: u64,
-    /// The global key, such as "ctrl+alt+space".
+    /// The global key, such as "ctrl+alt+space" (`super` is the Windows key or Command; `cmd` and `option` also work).
     pub hotkey: String,
     /// Trailing silence that ends a dictation no release ends (a tap, a toggle), in seconds.
     pub end_silence_s: f64,

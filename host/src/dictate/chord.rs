@@ -11,7 +11,7 @@ pub struct Modifiers {
     pub alt: bool,
     /// Shift.
     pub shift: bool,
-    /// The logo key: Super on Linux, Windows on Windows.
+    /// The logo key: Super on Linux, Windows on Windows, Command on macOS.
     pub logo: bool,
 }
 
@@ -41,7 +41,8 @@ pub mod keysym {
 }
 
 impl Chord {
-    /// Parses "ctrl+alt+space" style: modifiers (ctrl, alt, shift, super) and one key (a
+    /// Parses "ctrl+alt+space" style: modifiers (ctrl, alt or option, shift, super, win or
+    /// cmd) and one key (a
     /// letter or digit, space, enter, tab, escape, f1-f12), case-insensitive.
     pub fn parse(text: &str) -> Result<Chord, String> {
         let mut modifiers = Modifiers::default();
@@ -49,9 +50,9 @@ impl Chord {
         for part in text.split('+').map(|p| p.trim().to_ascii_lowercase()) {
             let held = match part.as_str() {
                 "ctrl" | "control" => &mut modifiers.ctrl,
-                "alt" => &mut modifiers.alt,
+                "alt" | "option" | "opt" => &mut modifiers.alt,
                 "shift" => &mut modifiers.shift,
-                "super" | "win" | "meta" => &mut modifiers.logo,
+                "super" | "win" | "meta" | "cmd" | "command" => &mut modifiers.logo,
                 _ => {
                     if key.is_some() {
                         return Err(format!(
@@ -120,5 +121,14 @@ mod tests {
         for bad in ["ctrl+alt", "ctrl+kitten", "a+b", "f13", "f0", ""] {
             assert!(Chord::parse(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn a_mac_spelling_means_the_same_chord() {
+        assert_eq!(
+            Chord::parse("cmd+option+space"),
+            Chord::parse("super+alt+space")
+        );
+        assert_eq!(Chord::parse("Command+Opt+d"), Chord::parse("super+alt+d"));
     }
 }

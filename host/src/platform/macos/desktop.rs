@@ -8,7 +8,7 @@
 //!   pasteboard's earlier text put back unless another program wrote to it meanwhile (other
 //!   kinds of content on it are not kept). Command-V is the V key of a US layout carrying
 //!   the text "v"; a layout that puts another letter there (Dvorak) may not paste.
-//! - The hotkey: not built yet; it says so.
+//! - The hotkey: a listen-only event tap (`super::hotkey`).
 //!
 //! Secure input (a password field, or a terminal with "Secure Keyboard Entry" on) drops
 //! posted events without a word: nothing is typed there.
@@ -208,26 +208,7 @@ impl Deliver for Paster {
     }
 }
 
-/// The hotkey: not built for macOS yet.
-#[derive(Debug)]
-pub enum Listener {}
-
-impl Listener {
-    /// Says that no hotkey can be bound here yet.
-    pub fn bind(_name: &str) -> Result<Listener, String> {
-        Err("a global hotkey is not built for macOS yet; bind a key to `yazses dictate toggle` in System Settings > Keyboard > Keyboard Shortcuts (through a Shortcuts action that runs it)".into())
-    }
-
-    /// Never called: no listener exists.
-    pub fn next_press(&self) -> Result<(), String> {
-        match *self {}
-    }
-
-    /// Never called: no listener exists.
-    pub fn describe(&self, _name: &str) -> String {
-        match *self {}
-    }
-}
+pub use super::hotkey::Listener;
 
 #[cfg(test)]
 mod tests {

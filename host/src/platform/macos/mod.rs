@@ -2,4 +2,5 @@
 //! Microphone permission.
 
 pub mod desktop;
+mod hotkey;
 pub mod microphone;
