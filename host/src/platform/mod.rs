@@ -25,6 +25,9 @@ pub(crate) use unix::*;
 
 #[cfg(windows)]
 mod windows;
+
+#[cfg(any(windows, target_os = "macos"))]
+mod hotkey_thread;
 #[cfg(windows)]
 pub(crate) use windows::*;
 

@@ -9,9 +9,10 @@
 
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicPtr, Ordering};
-use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::sync::mpsc::SyncSender;
 
 use crate::dictate::chord::{Chord, keysym};
+use crate::platform::hotkey_thread::Presses;
 
 /// `kCGSessionEventTap`: events as they reach the user's session.
 const SESSION_TAP: u32 = 1;
@@ -160,7 +161,7 @@ extern "C" fn on_event(
 /// The hotkey, watched by an event tap on a thread of its own.
 #[derive(Debug)]
 pub struct Listener {
-    presses: Receiver<()>,
+    presses: Presses,
 }
 
 impl Listener {
@@ -173,61 +174,52 @@ impl Listener {
         if !unsafe { CGPreflightListenEventAccess() } && !unsafe { CGRequestListenEventAccess() } {
             return Err(INPUT_MONITORING.into());
         }
-        let (made, told) = sync_channel::<Result<(), String>>(1);
-        let (press, presses) = sync_channel::<()>(4);
-        let watch = Watch {
-            code: i64::from(code),
-            flags: flags(&chord),
-            press,
-            tap: AtomicPtr::new(std::ptr::null_mut()),
-        };
-        std::thread::Builder::new()
-            .name("hotkey".into())
-            .spawn(move || {
-                let watch = Box::new(watch);
-                let user_info = &*watch as *const Watch as *mut c_void;
-                // SAFETY: `watch` lives until this thread's run loop ends, below.
-                let tap = unsafe {
-                    CGEventTapCreate(
-                        SESSION_TAP,
-                        HEAD_INSERT,
-                        LISTEN_ONLY,
-                        1 << KEY_DOWN,
-                        on_event,
-                        user_info,
-                    )
-                };
-                if tap.is_null() {
-                    let _ = made.send(Err(INPUT_MONITORING.into()));
+        let flags = flags(&chord);
+        let presses = Presses::spawn(move |made, press| {
+            let watch = Box::new(Watch {
+                code: i64::from(code),
+                flags,
+                press,
+                tap: AtomicPtr::new(std::ptr::null_mut()),
+            });
+            let user_info = &*watch as *const Watch as *mut c_void;
+            // SAFETY: `watch` lives until this thread's run loop ends, below.
+            let tap = unsafe {
+                CGEventTapCreate(
+                    SESSION_TAP,
+                    HEAD_INSERT,
+                    LISTEN_ONLY,
+                    1 << KEY_DOWN,
+                    on_event,
+                    user_info,
+                )
+            };
+            if tap.is_null() {
+                let _ = made.send(Err(INPUT_MONITORING.into()));
+                return;
+            }
+            watch.tap.store(tap, Ordering::Relaxed);
+            // SAFETY: a live tap, its source added to this thread's run loop, which then
+            // runs until the listener is gone.
+            unsafe {
+                let source = CFMachPortCreateRunLoopSource(std::ptr::null(), tap, 0);
+                if source.is_null() {
+                    let _ = made.send(Err("macOS would not watch the hotkey's tap".into()));
                     return;
                 }
-                watch.tap.store(tap, Ordering::Relaxed);
-                // SAFETY: a live tap, its source added to this thread's run loop, which
-                // then runs until the listener is gone.
-                unsafe {
-                    let source = CFMachPortCreateRunLoopSource(std::ptr::null(), tap, 0);
-                    if source.is_null() {
-                        let _ = made.send(Err("macOS would not watch the hotkey's tap".into()));
-                        return;
-                    }
-                    CFRunLoopAddSource(CFRunLoopGetCurrent(), source, kCFRunLoopCommonModes);
-                    CGEventTapEnable(tap, true);
-                    let _ = made.send(Ok(()));
-                    CFRunLoopRun();
-                }
-                drop(watch);
-            })
-            .map_err(|e| format!("starting the hotkey thread: {e}"))?;
-        told.recv()
-            .map_err(|_| "the hotkey thread ended before watching".to_owned())??;
+                CFRunLoopAddSource(CFRunLoopGetCurrent(), source, kCFRunLoopCommonModes);
+                CGEventTapEnable(tap, true);
+                let _ = made.send(Ok(()));
+                CFRunLoopRun();
+            }
+            drop(watch);
+        })?;
         Ok(Listener { presses })
     }
 
     /// Blocks until the next press.
     pub fn next_press(&self) -> Result<(), String> {
-        self.presses
-            .recv()
-            .map_err(|_| "the hotkey stopped listening".to_owned())
+        self.presses.next()
     }
 
     /// How the key is triggered, for the start-up message.

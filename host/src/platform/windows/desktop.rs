@@ -9,7 +9,6 @@
 //! Windows does not let a program type into a window of a higher integrity level (one run
 //! as administrator); such a window gets nothing.
 
-use std::sync::mpsc::{Receiver, sync_channel};
 use std::time::Duration;
 
 use windows_sys::Win32::Foundation::HANDLE;
@@ -26,6 +25,7 @@ use windows_sys::Win32::UI::WindowsAndMessaging::{GetMessageW, MSG, WM_HOTKEY};
 
 use crate::dictate::chord::{Chord, keysym};
 use crate::dictate::deliver::{Deliver, DeliverError};
+use crate::platform::hotkey_thread::Presses;
 
 /// `CF_UNICODETEXT`: UTF-16 text, NUL-terminated.
 const UNICODE_TEXT: u32 = 13;
@@ -246,7 +246,7 @@ fn virtual_key(chord: &Chord) -> Option<u32> {
 /// The hotkey, registered with Windows on a thread that waits for its presses.
 #[derive(Debug)]
 pub struct Listener {
-    presses: Receiver<()>,
+    presses: Presses,
 }
 
 impl Listener {
@@ -264,45 +264,36 @@ impl Listener {
         .into_iter()
         .filter(|(held, _)| *held)
         .fold(MOD_NOREPEAT, |all, (_, m)| all | m);
-        let (registered, told) = sync_channel::<Result<(), String>>(1);
-        let (press, presses) = sync_channel::<()>(4);
         let name = name.to_owned();
-        std::thread::Builder::new()
-            .name("hotkey".into())
-            .spawn(move || {
-                // A hotkey belongs to the thread that registers it: its presses come to
-                // this thread's message queue.
-                // SAFETY: no window; id 1 on this thread.
-                if unsafe { RegisterHotKey(std::ptr::null_mut(), 1, modifiers, vk) } == 0 {
-                    let _ = registered.send(Err(format!(
+        let presses = Presses::spawn(move |registered, press| {
+            // A hotkey belongs to the thread that registers it: its presses come to
+            // this thread's message queue.
+            // SAFETY: no window; id 1 on this thread.
+            if unsafe { RegisterHotKey(std::ptr::null_mut(), 1, modifiers, vk) } == 0 {
+                let _ = registered.send(Err(format!(
                         "the hotkey {name:?} is already taken by another program ({}); choose another with [dictate] hotkey",
                         std::io::Error::last_os_error()
                     )));
-                    return;
-                }
-                let _ = registered.send(Ok(()));
-                let mut msg: MSG = unsafe { std::mem::zeroed() };
-                // SAFETY: a place for each message of this thread's queue.
-                while unsafe { GetMessageW(&mut msg, std::ptr::null_mut(), 0, 0) } > 0 {
-                    if msg.message == WM_HOTKEY && press.try_send(()).is_err() {
-                        // The listener is gone (or four presses wait unread).
-                        if press.send(()).is_err() {
-                            return;
-                        }
+                return;
+            }
+            let _ = registered.send(Ok(()));
+            let mut msg: MSG = unsafe { std::mem::zeroed() };
+            // SAFETY: a place for each message of this thread's queue.
+            while unsafe { GetMessageW(&mut msg, std::ptr::null_mut(), 0, 0) } > 0 {
+                if msg.message == WM_HOTKEY && press.try_send(()).is_err() {
+                    // The listener is gone (or four presses wait unread).
+                    if press.send(()).is_err() {
+                        return;
                     }
                 }
-            })
-            .map_err(|e| format!("starting the hotkey thread: {e}"))?;
-        told.recv()
-            .map_err(|_| "the hotkey thread ended before registering".to_owned())??;
+            }
+        })?;
         Ok(Listener { presses })
     }
 
     /// Blocks until the next press.
     pub fn next_press(&self) -> Result<(), String> {
-        self.presses
-            .recv()
-            .map_err(|_| "the hotkey stopped listening".to_owned())
+        self.presses.next()
     }
 
     /// How the key is triggered, for the start-up message.

@@ -1,0 +1,36 @@
+//! The part of a hotkey that Windows and macOS share: the OS watches the key on a thread of
+//! its own (a hotkey belongs to the thread that registers it; an event tap runs on its
+//! thread's run loop), which says once whether it could start and then passes each press on.
+
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+
+/// The presses a hotkey thread passes on.
+#[derive(Debug)]
+pub struct Presses(Receiver<()>);
+
+impl Presses {
+    /// Starts `watch` on a thread named `hotkey`, gives it where to say whether it started
+    /// and where to send each press, and returns once it has said: its `Err` is returned.
+    pub fn spawn<F>(watch: F) -> Result<Presses, String>
+    where
+        F: FnOnce(SyncSender<Result<(), String>>, SyncSender<()>) + Send + 'static,
+    {
+        let (started, told) = sync_channel::<Result<(), String>>(1);
+        // A few presses may wait unread while a dictation starts or stops.
+        let (press, presses) = sync_channel::<()>(4);
+        std::thread::Builder::new()
+            .name("hotkey".into())
+            .spawn(move || watch(started, press))
+            .map_err(|e| format!("starting the hotkey thread: {e}"))?;
+        told.recv()
+            .map_err(|_| "the hotkey thread ended before it started watching".to_owned())??;
+        Ok(Presses(presses))
+    }
+
+    /// Blocks until the next press.
+    pub fn next(&self) -> Result<(), String> {
+        self.0
+            .recv()
+            .map_err(|_| "the hotkey stopped listening".to_owned())
+    }
+}
