@@ -1,8 +1,8 @@
 //! Builds whisper.cpp 1.8.5 as static libraries for the CPU and generates its bindings.
 //!
 //! Why not the registry's whisper-rs-sys: 0.15.0, the newest, bundles whisper.cpp 1.8.3, whose
-//! encoder is 1.5-1.8x slower on two threads than 1.8.5's (docs/benchmarks.md,
-//! `bench/transcribe/whisper_versions/compare.sh`).
+//! encoder is 1.5-1.8x slower on two threads than 1.8.5's
+//! (docs/decisions/2026-12-04-whisper-cpp-1-8-5.md, `bench/transcribe/whisper_versions/compare.sh`).
 //!
 //! Where the sources come from, first match wins:
 //! - `YAZSES_WHISPER_CPP_SRC` naming a directory: an unpacked whisper.cpp tree, used as it is
@@ -197,7 +197,7 @@ fn bindings(tree: &Path, out: &Path) -> Result<(), String> {
 /// in the environment asks for it there too, `GGML_OPENMP=OFF` leaves it off everywhere.
 fn wants_openmp(target: &str) -> bool {
     // `GGML_OPENMP=OFF` turns it off anywhere: ggml's own thread pool instead (measured in
-    // docs/benchmarks.md, "Threads that give way").
+    // docs/decisions/2026-12-07-threads-that-give-way.md).
     if env::var_os("CARGO_FEATURE_OPENMP").is_none()
         || env::var("GGML_OPENMP").is_ok_and(|v| v.eq_ignore_ascii_case("off"))
     {

@@ -24,7 +24,8 @@ Three policies, each in its own server, the same microphone and model:
 - `fixed` (`[turn] mode = "fixed"`): 1.2 s of silence, then the transcription.
 The last answer is two sentences with a 0.8 s breath between them (said apart and joined):
 its "heard" columns show which policies kept the second.
-(docs/benchmarks.md also has the numbers against a fixed 15 s listening window.)
+(docs/decisions/2026-12-02-ask-human-latency.md has the numbers against a fixed 15 s
+listening window.)
 
     cargo build --release -p yazses
     python3 bench/ask_human/latency.py --model ~/.cache/yazses-ci/models/ggml-tiny.en.bin

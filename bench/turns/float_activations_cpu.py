@@ -2,7 +2,7 @@
 """The published int8 Smart Turn model against its float-activation variant, on model inputs
 written by smart_turn_reference.py --features DIR: one line per input with both
 probabilities. Run it natively and under `qemu-x86_64 -cpu Haswell` to see which of the two
-depends on the CPU's integer kernels (docs/benchmarks.md, "The same input on two CPUs").
+depends on the CPU's integer kernels (docs/decisions/2026-12-04-end-of-turn.md).
 
     python3 bench/turns/float_activations_cpu.py DIR [MODEL]
 

@@ -9,7 +9,8 @@ goes through a QuantizeLinear/DequantizeLinear pair (78 of them) that rounds it 
    integer kernels ("basic" does not), and the probability moves;
 2. one division rewritten as a multiplication: `x / 1.4142135` in the second
    convolution's GELU (node_Div_9) as `x * (1 / 1.4142135)`, a difference of at most one
-   float32 ulp, which is what tract's declutter pass does (docs/benchmarks.md);
+   float32 ulp, which is what tract's declutter pass does
+   (docs/decisions/2026-12-04-end-of-turn.md);
 3. noise of a given standard deviation added to every feature (the features span about
    -0.2 to 1.9; our own log-mel front end is within 6e-6 of Pipecat's), 20 draws each;
 4. the same graph with the activation pairs removed (weights still int8-rounded): the

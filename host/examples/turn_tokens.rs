@@ -21,7 +21,8 @@ use yazses::audio::{Limits, read};
 use yazses::turn::{CHECK_PAD_SAMPLES, PREFETCH_MS};
 
 /// How far the detector's end of speech lies after the speech's own, in milliseconds
-/// (measured on the turn set; docs/benchmarks.md, "Where the stop comes from").
+/// (measured on the turn set; docs/decisions/2026-12-04-end-of-turn.md, "Where the stop
+/// comes from").
 const DETECTOR_LAG_MS: u64 = 60;
 
 fn main() -> anyhow::Result<()> {

@@ -15,7 +15,7 @@
 //!   (`turn::prosody`).
 //! - Windows and macOS builds of whisper.cpp use ggml's own thread pool, not OpenMP.
 //!
-//! The measurements behind the choice: docs/benchmarks.md, "Threads that give way".
+//! The measurements behind the choice: docs/decisions/2026-12-07-threads-that-give-way.md.
 
 /// The OpenMP wait setting yazses runs whisper.cpp's threads under: 1,000 turns of
 /// spinning (a few microseconds) before a waiting thread sleeps.

@@ -63,8 +63,9 @@ fn here() -> PathBuf {
     env_path("YAZSES_TEST_SMART_TURN_REFERENCE")
 }
 
-/// The int8 model's output moves with the CPU's integer kernels (docs/benchmarks.md, "Why
-/// the runtimes disagree on Smart Turn"), so the model is held against Pipecat's run of it
+/// The int8 model's output moves with the CPU's integer kernels
+/// (docs/decisions/2026-12-04-end-of-turn.md, "Why the runtimes disagree on Smart Turn"),
+/// so the model is held against Pipecat's run of it
 /// on this machine, on Pipecat's own input: the same runtime, the same input and one
 /// thread give the same number, whatever the CPU.
 #[test]

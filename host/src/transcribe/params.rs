@@ -13,13 +13,11 @@ use super::fallback::Temperatures;
 use super::progress::Reporter;
 
 /// In a recording longer than [`LONG_RECORDING_MS`], a window shorter than this (its last
-/// window, a left-out tail) is encoded over half of whisper's 30 s context: about 10 %
-/// less time for base on a 1-minute file, the same words on the long files
-/// (docs/benchmarks.md). A short recording keeps the whole context: on short answers it
-/// cost words in clean speech ("Sharon folder" for "shared folder", 27 errors against 19
-/// on bench/transcribe/shortset.py's clean answers). A context fitted to the audio itself
-/// is faster still but garbles it: base heard "And ship it on Friday." at the end of
-/// one.wav as "The train to the elevator." with 200 positions.
+/// window, a left-out tail) is encoded over half of whisper's 30 s context: faster, with
+/// the same words on the long files. A short recording keeps the whole context, since half
+/// cost words on clean short answers, and a context fitted to the audio garbles it
+/// (docs/decisions/2026-12-04-whisper-cpp-1-8-5.md, "Half the encoder context for short
+/// windows").
 const HALF_CONTEXT_BELOW_MS: u64 = 14_000;
 /// A recording longer than one whisper window: 30 s.
 const LONG_RECORDING_MS: u64 = 30_000;

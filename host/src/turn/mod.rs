@@ -53,7 +53,8 @@ pub const CHECK_PAD_SAMPLES: usize = 16_000;
 
 /// `[turn] mode`. `smart` is the default: a finished answer stops where `fixed` would, an
 /// unfinished one is waited for longer, and the answer is read (with a beam) while the
-/// turn waits, ready at the stop (docs/benchmarks.md, "Smart by default").
+/// turn waits, ready at the stop (docs/decisions/2026-12-04-whisper-cpp-1-8-5.md, "Smart by
+/// default").
 #[derive(
     Clone,
     Copy,
@@ -107,11 +108,9 @@ impl Default for TurnConfig {
 
 /// `[turn] min_end_silence_ms` by default: equal to the default acoustic end silence of
 /// `ask_human` and `listen` (it does not follow a configured one), so a finished answer
-/// stops where `fixed` would with the defaults. A finished sentence's check
-/// cannot tell whether another follows (neither the words nor the voice can:
-/// docs/benchmarks.md, "Smart by default"): the breaths between two sentences on the turn
-/// sets are 0.65-0.97 s, and 300 ms cut most of those pairs; 1.1 s kept them all, but cut
-/// jfk.wav after "And so, my fellow Americans," (a 1.1-1.2 s pause, read as a sentence).
+/// stops where `fixed` would with the defaults. A finished sentence's check cannot tell
+/// whether another follows after a breath, and shorter waits cut such second sentences
+/// (docs/decisions/2026-12-04-whisper-cpp-1-8-5.md, "Smart by default").
 pub const MIN_END_SILENCE_MS: u64 = 1200;
 
 /// Which signal decided.
@@ -146,10 +145,9 @@ pub struct Judgement {
 /// The probability at and above which Pipecat calls a turn complete.
 pub const COMPLETE: f32 = 0.5;
 
-/// `[turn] prosody_threshold` by default: lower than Pipecat's [`COMPLETE`]. Chosen from
-/// 0.1, 0.25 and 0.5 on the turn set (docs/benchmarks.md, "End of turn"; no held-out set):
-/// Smart Turn gave many finished espeak-ng answers a low probability, and at 0.5 their
-/// median stop in pink noise went from 0.35 s to 2.9 s, for one thinking pause fewer cut.
+/// `[turn] prosody_threshold` by default: lower than Pipecat's [`COMPLETE`], because Smart
+/// Turn gives many finished answers a low probability and 0.5 kept them waiting
+/// (docs/decisions/2026-12-04-end-of-turn.md).
 pub const PROSODY_THRESHOLD: f32 = 0.1;
 
 impl Judgement {

@@ -7,16 +7,10 @@
 //! native is linked or downloaded when yazses is built, and without the files `smart`
 //! runs on the words alone.
 //!
-//! Why ONNX Runtime and not `tract` (pure Rust), measured with tract-onnx 0.23.9
-//! (docs/benchmarks.md, "Why the runtimes disagree on Smart Turn"):
-//! - the published model is int8 in QDQ form, and its output moves with float rounding:
-//!   tract's declutter rewrites one `x / sqrt(2)` as `x * (1 / sqrt(2))` and moves a
-//!   probability from 0.59 to 0.46, and ONNX Runtime's own optimisation levels disagree
-//!   by as much. No runtime is wrong, but only ONNX Runtime at every optimisation gives
-//!   Pipecat's numbers;
-//! - with the activations left in float, tract agrees with ONNX Runtime within 0.021,
-//!   but costs 118 ms per run on one core (ONNX Runtime: about 60 ms on the int8 graph),
-//!   over the 100 ms a check may take.
+//! Why ONNX Runtime and not `tract` (pure Rust): the published int8 model's output moves
+//! with float rounding, so only ONNX Runtime gives Pipecat's numbers, and tract on a
+//! float-activation graph is stable but over the time a check may take
+//! (docs/decisions/2026-12-04-end-of-turn.md, "Why the runtimes disagree on Smart Turn").
 //!
 //! Both files live in the models directory, put there by `yazses model fetch
 //! smart-turn`, and are checked against their published size and SHA-256 at every load.

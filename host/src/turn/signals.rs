@@ -62,9 +62,8 @@ pub struct Words<'a> {
     second: Option<Pending>,
 }
 
-/// The beam the answer is read with while the turn waits, as files are read: greedy
-/// loses words on longer answers in noise (on the short-answer set's two-sentence
-/// answers, 140 errors greedy against 109 so; docs/benchmarks.md, "Longer answers").
+/// The beam the answer is read with while the turn waits, as files are read: greedy loses
+/// words on longer answers in noise (docs/decisions/2026-12-05-short-answers-in-noise.md).
 pub const ANSWER_BEAM: usize = 5;
 
 /// A partial transcription under way, and the flag that stops it.
