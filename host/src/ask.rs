@@ -261,7 +261,12 @@ impl AskHuman {
         let now = unix_ms();
         coord.ledger().status(limit, now)?.check(now)?;
         let caller = caller_name(caller);
-        let options = Options::spoken(self.config.transcribe.threads);
+        // The answer is read with the question before it: the words it names come back
+        // spelled as asked (docs/decisions/2026-12-07-the-question-as-the-prompt.md).
+        let options = Options {
+            prompt: Some(question.to_owned()),
+            ..Options::spoken(self.config.transcribe.threads)
+        };
         let hearing = Hear::new(
             Purpose::AskHuman,
             &caller,

@@ -227,6 +227,32 @@ fn ogg_vorbis_decodes_and_transcribes() {
     assert!(rate < 0.25, "WER {rate:.3}: {}", t.text);
 }
 
+/// The text said before a recording (`ask_human`'s question, `transcribe --prompt`) is
+/// whisper's context: a name it names comes back spelled as there. hello.wav says
+/// "yazses", which tiny.en alone writes as a common word.
+#[test]
+fn a_prompt_spells_the_name_it_names_and_a_long_one_is_cut_to_its_end() {
+    let speech = repo_root().join("fixtures/speech/hello.wav");
+    let plain = transcribe_file(engine(), &speech, &options(), |_| {}).unwrap();
+    assert!(!plain.text.contains("Yazses"), "{}", plain.text);
+    let asked = Options {
+        prompt: Some("Is this Yazses speaking?".into()),
+        ..options()
+    };
+    let prompted = transcribe_file(engine(), &speech, &asked, |_| {}).unwrap();
+    assert!(prompted.text.contains("Yazses"), "{}", prompted.text);
+    // Far over whisper's 224 prompt tokens: its end is kept, and the words still come.
+    let long = Options {
+        prompt: Some(format!(
+            "{} Is this Yazses speaking?",
+            "Tell me more. ".repeat(200)
+        )),
+        ..options()
+    };
+    let t = transcribe_file(engine(), &speech, &long, |_| {}).unwrap();
+    assert!(t.text.contains("Yazses"), "{}", t.text);
+}
+
 /// Each segment says how much of its own time the detector heard speech in; whisper's
 /// no-speech probability belongs to its whole read, so a read's segments share it.
 #[test]
@@ -1084,4 +1110,44 @@ fn ask_human_under_the_smart_turn_hears_through_a_thinking_pause_over_real_mcp()
     // Stopped 1.2 s after "... pass.", where fixed would have, had it waited that long.
     let listen = sc["listen_ms"].as_u64().unwrap();
     assert!((7100..7600).contains(&listen), "{r}");
+}
+
+/// `ask_human` reads the answer with the question as whisper's prompt: the name the
+/// question asks about comes back spelled as asked (tiny.en alone writes hello.wav's
+/// "yazses" as a common word; `a_prompt_spells_the_name_it_names...` above).
+#[test]
+fn ask_human_reads_the_answer_with_the_question_before_it_over_real_mcp() {
+    let config = scratch().join(format!("prompt-mcp-{}.toml", std::process::id()));
+    std::fs::write(
+        &config,
+        format!(
+            "[mcp]\nask_human = true\nask_human_per_hour = 5\n\
+             [audio]\nsource = \"file\"\nfile = {:?}\nfile_realtime = true\n\
+             [speak]\ncommand = [\"true\"]\n[transcribe]\nmodel = {:?}\n",
+            repo_root()
+                .join("fixtures/speech/hello.wav")
+                .display()
+                .to_string(),
+            model_path().display().to_string()
+        ),
+    )
+    .unwrap();
+    let runtime = yazses_tests::runtime_dir("prompt-mcp");
+    let mut client = yazses_tests::stdio_client::StdioClient::start_with(
+        &config,
+        &runtime,
+        "prompt-test",
+        &[("YAZSES_MODEL_DIR", &models_dir(false))],
+    );
+    client.call(
+        1,
+        "ask_human",
+        serde_json::json!({"question": "Is this Yazses speaking?"}),
+    );
+    let r = client.response(1);
+    let answer = r["result"]["structuredContent"]["answer"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(answer.contains("Yazses"), "{r}");
 }

@@ -73,6 +73,10 @@ pub struct TranscribeArgs {
     /// it stops) instead of refusing it.
     #[arg(long)]
     pub partial: bool,
+    /// Text said just before the recording (a question, names, terms): whisper takes it
+    /// as context, so its words are heard likelier.
+    #[arg(long, value_name = "TEXT")]
+    pub prompt: Option<String>,
     /// Write each file's output to DIR/NAME.EXT (NAME: the file's name without its
     /// extension, `stdin` for `-`; EXT: the format's) instead of stdout; DIR is made if
     /// it is not there.
@@ -98,6 +102,7 @@ pub(super) fn run(args: TranscribeArgs, config: &config::Config) -> anyhow::Resu
         },
         cancel: None,
         fit_context: false,
+        prompt: args.prompt.clone(),
     };
     let many = args.files.len() > 1;
     let targets = output_targets(&args.files, args.format, args.output_dir.as_deref())?;

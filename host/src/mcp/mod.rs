@@ -162,6 +162,7 @@ impl Server {
                 },
                 cancel: Some(cancel),
                 fit_context: false,
+                prompt: None,
             };
             let path = PathBuf::from(&params.path);
             transcribe::transcribe_file(&engine, &path, &options, move |p| {

@@ -154,6 +154,9 @@ pub struct Options {
     /// (spoken answers) this cuts the encoder's cost roughly in proportion, at a small
     /// cost in accuracy; clips over 30 s are unaffected.
     pub fit_context: bool,
+    /// Text whisper takes as what was said just before the audio: its words and names
+    /// become likelier (whisper's initial prompt). `ask_human` gives the question.
+    pub prompt: Option<String>,
 }
 
 impl Options {

@@ -68,6 +68,10 @@ impl<'m> Pass<'m> {
         progress: Box<dyn FnMut(Progress) + Send>,
     ) -> Result<Pass<'m>, TranscribeError> {
         let language = model.language(options.language.as_deref())?.to_owned();
+        let prompt = match options.prompt.as_deref().map(str::trim) {
+            Some(text) if !text.is_empty() => prompt_tokens(model, text)?,
+            _ => Vec::new(),
+        };
         Ok(Pass {
             windows: Windower::new(),
             run: Run {
@@ -78,7 +82,7 @@ impl<'m> Pass<'m> {
                 segments: Vec::new(),
                 dropped: Vec::new(),
                 rest_until_ms: None,
-                prompt: Vec::new(),
+                prompt,
                 fed: 0,
                 expected: None,
                 reporter: Reporter::new(progress),
@@ -461,6 +465,22 @@ struct Read {
     language: Option<&'static str>,
     /// What the fallback judges it by.
     judged: fallback::Judgement,
+}
+
+/// The most prompt tokens whisper reads: half its text context (whisper.cpp keeps the last
+/// 224 of what it is given).
+const PROMPT_TOKENS: usize = 224;
+
+/// `text` as whisper's tokens, its last [`PROMPT_TOKENS`] when longer.
+fn prompt_tokens(model: &Model, text: &str) -> Result<Vec<c_int>, TranscribeError> {
+    // A token is at least one byte: the text's length in bytes always has room.
+    let mut tokens = model
+        .ctx
+        .tokenize(text, text.len() + 1)
+        .map_err(|e| TranscribeError::Whisper(format!("reading the prompt: {e}")))?;
+    let extra = tokens.len().saturating_sub(PROMPT_TOKENS);
+    tokens.drain(..extra);
+    Ok(tokens)
 }
 
 /// How long before the detector's onset a segment that whisper starts in silence is shown:
