@@ -10,7 +10,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use yazses_tests::{repo_root, runtime_dir, scratch, write_wav, yazses_bin};
+use yazses_tests::{runtime_dir, scratch, write_wav, yazses_bin};
 
 /// Runs `yazses --config CONFIG mcp-server` with the handshake and `call` as its whole
 /// input, closed at once; every line it printed, and how long it ran.
@@ -121,7 +121,7 @@ fn a_transcription_piped_in_before_the_input_ends_is_still_answered() {
     )
     .unwrap();
     // 30 s of speech: longer to read than the SDK's own 5 s wait after the end of input.
-    let wav = repo_root().join("fixtures/speech/sentences.flac");
+    let wav = yazses_tests::repo_root().join("fixtures/speech/sentences.flac");
     let (lines, _) = piped(
         "piped-transcribe",
         &config,
@@ -131,7 +131,9 @@ fn a_transcription_piped_in_before_the_input_ends_is_still_answered() {
     let result = &answer(&lines, 2)["result"];
     assert_ne!(result["isError"], true, "{result}");
     let text = result["structuredContent"]["text"].as_str().unwrap();
-    let truth = std::fs::read_to_string(repo_root().join("fixtures/speech/sentences.txt")).unwrap();
+    let truth =
+        std::fs::read_to_string(yazses_tests::repo_root().join("fixtures/speech/sentences.txt"))
+            .unwrap();
     let rate = yazses_tests::wer::wer(&truth, text);
     assert!(rate < 0.3, "WER {rate:.2}: {text}");
 }
