@@ -1066,34 +1066,7 @@ fn the_voice_leaves_a_mid_turn_sentence_to_the_silence_and_confirms_a_complete_o
 #[test]
 fn ask_human_under_the_smart_turn_hears_through_a_thinking_pause_over_real_mcp() {
     // A real server and client over stdio; the microphone is thinking.flac in real time.
-    let config = scratch().join(format!("turn-mcp-{}.toml", std::process::id()));
-    std::fs::write(
-        &config,
-        format!(
-            "[mcp]\nask_human = true\nask_human_per_hour = 5\n\
-             [audio]\nsource = \"file\"\nfile = {:?}\nfile_realtime = true\n\
-             [speak]\ncommand = [\"true\"]\n[transcribe]\nmodel = {:?}\n[turn]\nmode = \"smart\"\n",
-            repo_root()
-                .join("fixtures/speech/thinking.flac")
-                .display()
-                .to_string(),
-            model_path().display().to_string()
-        ),
-    )
-    .unwrap();
-    let runtime = yazses_tests::runtime_dir("turn-mcp");
-    let mut client = yazses_tests::stdio_client::StdioClient::start_with(
-        &config,
-        &runtime,
-        "turn-test",
-        &[("YAZSES_MODEL_DIR", &models_dir(false))],
-    );
-    client.call(
-        1,
-        "ask_human",
-        serde_json::json!({"question": "What should we do?"}),
-    );
-    let r = client.response(1);
+    let r = ask_over_mcp("turn-mcp", "thinking.flac", "What should we do?");
     let sc = &r["result"]["structuredContent"];
     let answer = sc["answer"].as_str().unwrap_or_default().to_lowercase();
     assert!(
@@ -1117,37 +1090,40 @@ fn ask_human_under_the_smart_turn_hears_through_a_thinking_pause_over_real_mcp()
 /// "yazses" as a common word; `a_prompt_spells_the_name_it_names...` above).
 #[test]
 fn ask_human_reads_the_answer_with_the_question_before_it_over_real_mcp() {
-    let config = scratch().join(format!("prompt-mcp-{}.toml", std::process::id()));
+    let r = ask_over_mcp("prompt-mcp", "hello.wav", "Is this Yazses speaking?");
+    let answer = r["result"]["structuredContent"]["answer"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(answer.contains("Yazses"), "{r}");
+}
+
+/// `question` asked with `ask_human` of a real server by a real client over stdio, under the
+/// smart turn, the microphone being `fixtures/speech/WAV` played in real time; the response.
+fn ask_over_mcp(name: &str, wav: &str, question: &str) -> serde_json::Value {
+    let config = scratch().join(format!("{name}-{}.toml", std::process::id()));
     std::fs::write(
         &config,
         format!(
             "[mcp]\nask_human = true\nask_human_per_hour = 5\n\
              [audio]\nsource = \"file\"\nfile = {:?}\nfile_realtime = true\n\
-             [speak]\ncommand = [\"true\"]\n[transcribe]\nmodel = {:?}\n",
+             [speak]\ncommand = [\"true\"]\n[transcribe]\nmodel = {:?}\n[turn]\nmode = \"smart\"\n",
             repo_root()
-                .join("fixtures/speech/hello.wav")
+                .join("fixtures/speech")
+                .join(wav)
                 .display()
                 .to_string(),
             model_path().display().to_string()
         ),
     )
     .unwrap();
-    let runtime = yazses_tests::runtime_dir("prompt-mcp");
+    let runtime = yazses_tests::runtime_dir(name);
     let mut client = yazses_tests::stdio_client::StdioClient::start_with(
         &config,
         &runtime,
-        "prompt-test",
+        &format!("{name}-test"),
         &[("YAZSES_MODEL_DIR", &models_dir(false))],
     );
-    client.call(
-        1,
-        "ask_human",
-        serde_json::json!({"question": "Is this Yazses speaking?"}),
-    );
-    let r = client.response(1);
-    let answer = r["result"]["structuredContent"]["answer"]
-        .as_str()
-        .unwrap_or_default()
-        .to_owned();
-    assert!(answer.contains("Yazses"), "{r}");
+    client.call(1, "ask_human", serde_json::json!({ "question": question }));
+    client.response(1)
 }
