@@ -608,7 +608,7 @@ wheels)
   "$wheel_dir/venv/bin/pip" install -q --no-index --no-deps --only-binary=:all: --platform "$arm_tag" \
     --target "$wheel_dir/$arm_tag" dist/yazses-*"$arm_tag".whl
   # The macOS wheels cannot run here: pip takes each for macOS 14 and 15 and not for 13, and
-  # it holds the very Mach-O the macos job checked.
+  # it holds the very Mach-O the macos job checked (so that check is not made again).
   for pair in aarch64:arm64 x86_64:x86_64; do
     arch=${pair%%:*} mac_arch=${pair#*:}
     for mac in 14_0 15_0; do
@@ -622,7 +622,6 @@ wheels)
     fi
     cmp "$wheel_dir/macosx_14_0_$mac_arch/bin/yazses" "dist/yazses-$arch-macos/yazses" ||
       { echo "the $mac_arch macOS wheel holds another yazses than the one the macos job checked" >&2; exit 1; }
-    python3 packaging/macos/stubs.py macho "$wheel_dir/macosx_15_0_$mac_arch/bin/yazses" "$mac_arch" 14.2 > /dev/null
     echo "-- pip installs the macosx_14_0_$mac_arch wheel for macOS 14 and 15, not 13 (built only: never run)"
   done
   arm_bin="$wheel_dir/$arm_tag/yazses.scripts/yazses"

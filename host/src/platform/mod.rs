@@ -41,8 +41,7 @@ pub use unix::desktop;
 pub use windows::desktop;
 #[cfg(target_os = "macos")]
 mod macos;
-/// The desktop of a dictation on macOS: typing and paste (built, never run); the hotkey
-/// says that it is not built yet.
+/// The desktop of a dictation on macOS: typing, paste and the hotkey (built, never run).
 #[cfg(target_os = "macos")]
 pub use macos::desktop;
 #[cfg(target_os = "macos")]

@@ -20,6 +20,7 @@ use std::time::Duration;
 use objc2_app_kit::{NSPasteboard, NSPasteboardTypeString};
 use objc2_foundation::NSString;
 
+use super::hotkey::COMMAND;
 use crate::dictate::deliver::{Deliver, DeliverError};
 
 /// The most UTF-16 units one event carries (`CGEventKeyboardSetUnicodeString` takes no more
@@ -29,8 +30,6 @@ const UNITS_PER_EVENT: usize = 20;
 const RETURN_KEY: u16 = 36;
 /// `kVK_ANSI_V`, the V key of a US layout.
 const V_KEY: u16 = 9;
-/// `kCGEventFlagMaskCommand`: the Command key held.
-const COMMAND: u64 = 0x0010_0000;
 /// How long the focused app has to read the pasteboard after Command-V before the earlier
 /// text goes back on it.
 const PASTE_READ: Duration = Duration::from_millis(300);
@@ -193,8 +192,7 @@ impl Deliver for Paster {
             ));
         }
         let ours = board.changeCount();
-        let v: Vec<u16> = "v".encode_utf16().collect();
-        let pasted = press(V_KEY, COMMAND, &v);
+        let pasted = press(V_KEY, COMMAND, &[u16::from(b'v')]);
         // The focused app reads the pasteboard when it handles Command-V, some time after.
         std::thread::sleep(PASTE_READ);
         // Puts the earlier text back, unless something else was copied in the meantime.

@@ -32,7 +32,7 @@ const KEYCODE_FIELD: u32 = 9;
 const SHIFT: u64 = 0x0002_0000;
 const CONTROL: u64 = 0x0004_0000;
 const OPTION: u64 = 0x0008_0000;
-const COMMAND: u64 = 0x0010_0000;
+pub(super) const COMMAND: u64 = 0x0010_0000;
 
 /// Where the Input Monitoring permission is granted.
 const INPUT_MONITORING: &str = "macOS has not allowed yazses to watch the keyboard for the \
