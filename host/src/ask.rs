@@ -34,7 +34,7 @@ use crate::hear::{Hear, HearError, in_background};
 use crate::source::{FrameSource, SourceError};
 use crate::speak::SpeakError;
 use crate::transcribe::{Options, Transcriber};
-use crate::turn::signals::Loader;
+use crate::turn::signals::{Loader, Unloaded};
 use crate::turn::{TurnMode, prosody};
 
 /// The longest question accepted, in characters.
@@ -166,7 +166,7 @@ pub struct AskHuman {
     /// Checks the source before a question is said; `None`: opened and closed with `open`.
     check: Option<Box<Checker>>,
     /// Loads the prosody model for `[turn] mode = "smart"`.
-    prosody: fn() -> Result<prosody::Shared, String>,
+    prosody: fn() -> Result<prosody::Shared, Unloaded>,
 }
 
 impl AskHuman {
@@ -190,7 +190,7 @@ impl AskHuman {
                 Box::new(move |endpoint| crate::source::open(&audio, endpoint)),
             )
         }
-        .with_prosody(prosody::load_installed)
+        .with_prosody(|| Ok(prosody::load_installed()?))
     }
 
     /// The service with its parts given (tests pass a scratch coordinator and a fake
@@ -205,13 +205,13 @@ impl AskHuman {
             coord,
             open,
             check: None,
-            prosody: || Err("no prosody model was given".into()),
+            prosody: || Err(Unloaded::NotNeeded("no prosody model was given")),
         }
     }
 
     /// The same service, loading the prosody model with `load` when a smart turn first
     /// needs it.
-    pub fn with_prosody(self, load: fn() -> Result<prosody::Shared, String>) -> AskHuman {
+    pub fn with_prosody(self, load: fn() -> Result<prosody::Shared, Unloaded>) -> AskHuman {
         AskHuman {
             prosody: load,
             ..self
@@ -237,7 +237,7 @@ impl AskHuman {
         caller: &str,
         question: &str,
         timeout_s: u32,
-        transcriber: impl FnOnce() -> Result<Arc<dyn Transcriber>, String> + Send + 'static,
+        transcriber: impl FnOnce() -> Result<Arc<dyn Transcriber>, Unloaded> + Send + 'static,
         cancel: &AtomicBool,
         mut on_step: impl FnMut(Step<'_>),
     ) -> Result<Answer, AskError> {
@@ -400,13 +400,13 @@ mod tests {
         Arc::new(FakeTranscriber(text))
     }
 
-    fn never_loaded() -> Result<Arc<dyn Transcriber>, String> {
+    fn never_loaded() -> Result<Arc<dyn Transcriber>, Unloaded> {
         panic!("no model is needed here")
     }
 
     fn ask(
         s: &AskHuman,
-        t: impl FnOnce() -> Result<Arc<dyn Transcriber>, String> + Send + 'static,
+        t: impl FnOnce() -> Result<Arc<dyn Transcriber>, Unloaded> + Send + 'static,
     ) -> Result<Answer, AskError> {
         s.ask("agent", "Ready?", 10, t, &AtomicBool::new(false), |_| {})
     }
@@ -558,12 +558,19 @@ mod tests {
         speech.extend(voice(800));
         let mut s = service(5, &dir, speech);
         s.config.turn.mode = crate::turn::TurnMode::Smart;
-        let err = ask(&s, || Err("ggml-tiny.en.bin is missing".into())).unwrap_err();
-        assert!(matches!(err, AskError::Transcribe(_)), "{err}");
+        let missing = || {
+            let e = crate::model::ResolveError::NoFile("ggml-tiny.en.bin".into());
+            Err(crate::transcribe::ModelError::NotFound(e).into())
+        };
+        let err = ask(&s, missing).unwrap_err();
         assert!(
-            err.to_string().contains("ggml-tiny.en.bin is missing"),
+            matches!(
+                err,
+                AskError::Transcribe(HearError::Model(Unloaded::Transcriber(_)))
+            ),
             "{err}"
         );
+        assert!(err.to_string().contains("ggml-tiny.en.bin"), "{err}");
     }
 
     #[test]

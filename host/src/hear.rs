@@ -36,7 +36,7 @@ use crate::coord::{CoordError, Coordinator, Purpose, Waiting};
 use crate::session::{OpenSource, Session, Want};
 use crate::source::SourceError;
 use crate::transcribe::{Options, Said, TranscribeError, Transcriber};
-use crate::turn::signals::{Loader, Prosody, Smart, Words};
+use crate::turn::signals::{Loader, Prosody, Smart, Unloaded, Words};
 use crate::turn::{TurnConfig, TurnMode, prosody};
 
 /// How long a source that reports itself busy is waited for before a question is said.
@@ -100,8 +100,8 @@ pub enum HearError {
     #[error(transparent)]
     Capture(#[from] CaptureError),
     /// There was speech, but no model to transcribe it with.
-    #[error("{0}")]
-    Model(String),
+    #[error(transparent)]
+    Model(#[from] Unloaded),
     /// The model failed on the speech.
     #[error(transparent)]
     Transcribe(#[from] TranscribeError),
@@ -285,7 +285,7 @@ impl Hearing<'_> {
         let said = match utterance.said.take() {
             Some(said) => Some(signals.settle(said)),
             None if request.transcribe && !utterance.samples.is_empty() => {
-                let transcriber = signals.transcriber().map_err(HearError::Model)?;
+                let transcriber = signals.transcriber()?;
                 Some(transcriber.said(utterance.samples.clone(), &request.options)?)
             }
             None => None,
@@ -297,14 +297,10 @@ impl Hearing<'_> {
 /// A loader whose load starts now, on a thread of its own, and is waited for at its
 /// first use: a model loads while the question is said, not at the first check.
 pub fn in_background<T: Clone + Send + 'static>(
-    load: impl FnOnce() -> Result<T, String> + Send + 'static,
+    load: impl FnOnce() -> Result<T, Unloaded> + Send + 'static,
 ) -> Loader<'static, T> {
     let loading = std::thread::spawn(load);
-    Loader::new(move || {
-        loading
-            .join()
-            .unwrap_or_else(|_| Err("loading stopped unexpectedly".into()))
-    })
+    Loader::new(move || loading.join().unwrap_or_else(|_| Err(Unloaded::Stopped)))
 }
 
 /// A loader of a transcriber already loaded.

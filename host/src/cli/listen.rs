@@ -14,8 +14,7 @@ use super::print;
 use crate::config;
 use crate::coord::{Coordinator, Purpose};
 use crate::hear::{self, Hear};
-use crate::model;
-use crate::transcribe::{Engine, Options, Transcriber};
+use crate::transcribe::{Engine, ModelError, Options, Transcriber};
 use crate::turn::TurnMode;
 use crate::turn::signals::Loader;
 
@@ -117,13 +116,13 @@ pub(super) fn run(args: ListenArgs, config: &config::Config) -> anyhow::Result<(
     let (model, voice) = match request.turn_mode() {
         TurnMode::Smart => (hear::loaded(Arc::new(load(&args, config)?)), {
             let voice = crate::turn::prosody::load_installed();
-            Loader::new(move || voice)
+            Loader::new(move || Ok(voice?))
         }),
         TurnMode::Fixed => (
             Loader::new(|| {
                 load(&args, config)
                     .map(|e| Arc::new(e) as Arc<dyn Transcriber>)
-                    .map_err(|e| format!("{e:#}"))
+                    .map_err(Into::into)
             }),
             Loader::unavailable("the fixed turn policy hears no voice"),
         ),
@@ -195,7 +194,6 @@ pub(super) fn run(args: ListenArgs, config: &config::Config) -> anyhow::Result<(
 }
 
 /// The whisper model the flags or the config name.
-fn load(args: &ListenArgs, config: &config::Config) -> anyhow::Result<Engine> {
-    let path = model::resolve(args.model.as_deref().unwrap_or(&config.transcribe.model))?;
-    Ok(Engine::load(&path)?)
+fn load(args: &ListenArgs, config: &config::Config) -> Result<Engine, ModelError> {
+    Engine::load_named(args.model.as_deref().unwrap_or(&config.transcribe.model))
 }

@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
@@ -24,7 +24,7 @@ pub use types::{AskParams, Language, SegmentOut, TranscribeOutput, TranscribePar
 use crate::ask::{AskHuman, MAX_QUESTION_CHARS};
 use crate::config::Config;
 use crate::transcribe::gate::Waiting;
-use crate::transcribe::{self, Engine, Options, Progress, Transcriber};
+use crate::transcribe::{self, Engine, ModelError, Options, Progress, Transcriber};
 
 /// The model, loaded on first use and kept.
 #[derive(Default)]
@@ -33,13 +33,13 @@ struct Models {
 }
 
 impl Models {
-    fn get(&self, config: &Config) -> Result<Arc<Engine>, String> {
-        let mut slot = self.engine.lock().map_err(|e| e.to_string())?;
+    fn get(&self, config: &Config) -> Result<Arc<Engine>, ModelError> {
+        // A load that panicked stored nothing: the slot is still either empty or a model.
+        let mut slot = self.engine.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(e) = slot.as_ref() {
             return Ok(e.clone());
         }
-        let path = crate::model::resolve(&config.transcribe.model).map_err(|e| e.to_string())?;
-        let engine = Engine::load(&path).map_err(|e| e.to_string())?;
+        let engine = Engine::load_named(&config.transcribe.model)?;
         let engine = Arc::new(engine.with_places(config.parallel()));
         *slot = Some(engine.clone());
         Ok(engine)
@@ -151,7 +151,7 @@ impl Server {
         let config = self.config.clone();
         let models = self.models.clone();
         let result = tokio::task::spawn_blocking(move || {
-            let engine = models.get(&config)?;
+            let engine = models.get(&config).map_err(|e| e.to_string())?;
             let options = Options {
                 language: params.language.map(Language::code),
                 threads: config.transcribe.threads,
@@ -270,7 +270,7 @@ impl Server {
                 &caller,
                 &params.question,
                 timeout_s,
-                move || models.get(&config).map(|e| e as Arc<dyn Transcriber>),
+                move || Ok(models.get(&config)? as Arc<dyn Transcriber>),
                 &cancel,
                 |step| {
                     let message = step.describe();

@@ -201,6 +201,18 @@ pub enum TranscribeError {
     Cancelled,
 }
 
+/// Why no model could be had for a `--model` value or `[transcribe] model`: none by that
+/// name or path, or a file whisper.cpp cannot load.
+#[derive(Debug, thiserror::Error)]
+pub enum ModelError {
+    /// No file by that name or path.
+    #[error(transparent)]
+    NotFound(#[from] crate::model::ResolveError),
+    /// The file is there but is not a model whisper.cpp loads.
+    #[error(transparent)]
+    Load(#[from] TranscribeError),
+}
+
 /// A loaded model, reusable across calls and threads: files and live captures each run
 /// on their own lane of worker threads, each call with a fresh whisper state.
 pub struct Engine {
@@ -231,6 +243,12 @@ impl std::fmt::Debug for Engine {
 }
 
 impl Engine {
+    /// Loads the model `model` names: an installed model's name or a file's path
+    /// ([`crate::model::resolve`]).
+    pub fn load_named(model: &str) -> Result<Engine, ModelError> {
+        Ok(Engine::load(&crate::model::resolve(model)?)?)
+    }
+
     /// Loads a ggml model. The file's structure is checked first, so a damaged or
     /// foreign file is refused with a reason instead of reaching whisper.cpp.
     pub fn load(path: &Path) -> Result<Engine, TranscribeError> {

@@ -18,7 +18,7 @@
 //! platform yazses knows no published build for; that one is not hash-checked.
 
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use crate::model::packed::{self, VerifyError};
 
@@ -88,7 +88,11 @@ impl Files {
 }
 
 /// One process has one ONNX Runtime environment, made at the first load and kept.
-static ENVIRONMENT: OnceLock<Result<ort::environment::Environment, String>> = OnceLock::new();
+static ENVIRONMENT: OnceLock<Result<ort::environment::Environment, RuntimeFailure>> =
+    OnceLock::new();
+
+/// Why the ONNX Runtime library would not load or start.
+type RuntimeFailure = Box<dyn std::error::Error + Send + Sync>;
 
 /// The Smart Turn model, loaded and ready to run on one thread.
 pub struct SmartTurn {
@@ -106,40 +110,25 @@ impl SmartTurn {
             packed::verify(lib, runtime)?;
         }
         let environment = ENVIRONMENT
-            .get_or_init(|| {
-                ort::init_from(runtime)
-                    .map_err(|e| e.to_string())?
-                    .with_name("yazses")
-                    .build()
-                    .map_err(|e| e.to_string())
-            })
+            .get_or_init(|| Ok(ort::init_from(runtime)?.with_name("yazses").build()?))
             .as_ref()
-            .map_err(|reason| ProsodyError::Runtime {
+            .map_err(|e| ProsodyError::Runtime {
                 path: runtime.clone(),
-                reason: reason.clone(),
+                reason: e.to_string(),
             })?;
-        let model_error = |reason: String| ProsodyError::Model {
-            path: files.model.clone(),
-            reason,
-        };
         // As Pipecat runs it: sequential, one thread, every graph optimisation.
-        let options = || -> Result<ort::session::builder::SessionBuilder, String> {
-            let err = |e: ort::Error<_>| e.to_string();
-            ort::session::Session::builder(environment)
-                .map_err(|e| e.to_string())?
-                .with_optimization_level(ort::session::builder::GraphOptimizationLevel::All)
-                .map_err(err)?
-                .with_intra_threads(1)
-                .map_err(err)?
-                .with_inter_threads(1)
-                .map_err(err)?
-                .with_intra_op_spinning(false)
-                .map_err(err)
+        let session = || -> Result<ort::session::Session, ort::Error> {
+            Ok(ort::session::Session::builder(environment)?
+                .with_optimization_level(ort::session::builder::GraphOptimizationLevel::All)?
+                .with_intra_threads(1)?
+                .with_inter_threads(1)?
+                .with_intra_op_spinning(false)?
+                .commit_from_file(&files.model)?)
         };
-        let session = options()
-            .map_err(model_error)?
-            .commit_from_file(&files.model)
-            .map_err(|e| model_error(e.to_string()))?;
+        let session = session().map_err(|e| ProsodyError::Model {
+            path: files.model.clone(),
+            reason: e.to_string(),
+        })?;
         Ok(SmartTurn {
             session,
             mel: LogMel::new(),
@@ -194,24 +183,21 @@ pub type Shared = Arc<Mutex<SmartTurn>>;
 /// captures (an MCP server's next question). A missing or bad file is looked at again
 /// next time, so files fetched while a server runs are picked up; a runtime library that
 /// was found but would not load is not tried again before the process restarts.
-pub fn load_installed() -> Result<Shared, String> {
+pub fn load_installed() -> Result<Shared, ProsodyError> {
     static LOADED: Mutex<Option<Shared>> = Mutex::new(None);
-    let mut loaded = LOADED
-        .lock()
-        .map_err(|_| "loading the Smart Turn model stopped unexpectedly".to_owned())?;
+    // A load that panicked stored nothing: the slot is still either empty or a model.
+    let mut loaded = LOADED.lock().unwrap_or_else(PoisonError::into_inner);
     if let Some(model) = loaded.as_ref() {
         return Ok(model.clone());
     }
-    let model = SmartTurn::load(&Files::installed())
-        .map(|m| Arc::new(Mutex::new(m)))
-        .map_err(|e| e.to_string())?;
+    let model = Arc::new(Mutex::new(SmartTurn::load(&Files::installed())?));
     Ok(loaded.insert(model).clone())
 }
 
 /// The probability of `model` over `audio`, for a check's thread.
-pub fn probability_of(model: &Shared, audio: &[i16]) -> Result<f32, String> {
+pub fn probability_of(model: &Shared, audio: &[i16]) -> Result<f32, ProsodyError> {
     let mut model = model
         .lock()
-        .map_err(|_| "the Smart Turn model stopped unexpectedly".to_owned())?;
-    model.probability(audio).map_err(|e| e.to_string())
+        .map_err(|_| ProsodyError::Run("an earlier run stopped unexpectedly".into()))?;
+    model.probability(audio)
 }

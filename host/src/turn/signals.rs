@@ -6,21 +6,52 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::{CHECK_PAD_SAMPLES, Judgement, Signals, mel, prosody};
-use crate::transcribe::{Options, Said, Transcriber};
+use crate::transcribe::{ModelError, Options, Said, TranscribeError, Transcriber};
 
 /// A transcriber, or why none could be loaded.
-pub type Loaded = Result<Arc<dyn Transcriber>, String>;
+pub type Loaded = Result<Arc<dyn Transcriber>, Unloaded>;
+
+/// Why a model loaded at its first use is not there. `Clone`, as a [`Loader`] keeps a
+/// failed load and gives it to every later ask; the cause is shared, not flattened, so its
+/// chain still reaches the log and `main`'s report.
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum Unloaded {
+    /// The path this loader serves never needs the model.
+    #[error("{0}")]
+    NotNeeded(&'static str),
+    /// The transcription model could not be found or loaded.
+    #[error(transparent)]
+    Transcriber(Arc<ModelError>),
+    /// The Smart Turn model or its ONNX Runtime could not be loaded.
+    #[error(transparent)]
+    Voice(Arc<prosody::ProsodyError>),
+    /// The thread loading it stopped before it gave a result.
+    #[error("loading the model stopped unexpectedly")]
+    Stopped,
+}
+
+impl From<ModelError> for Unloaded {
+    fn from(e: ModelError) -> Unloaded {
+        Unloaded::Transcriber(Arc::new(e))
+    }
+}
+
+impl From<prosody::ProsodyError> for Unloaded {
+    fn from(e: prosody::ProsodyError) -> Unloaded {
+        Unloaded::Voice(Arc::new(e))
+    }
+}
 
 /// Something loaded at its first use and kept (a transcriber, the prosody model); a
 /// failed load is kept too.
 pub struct Loader<'a, T = Arc<dyn Transcriber>> {
-    load: Option<Box<dyn FnOnce() -> Result<T, String> + 'a>>,
-    got: Option<Result<T, String>>,
+    load: Option<Box<dyn FnOnce() -> Result<T, Unloaded> + 'a>>,
+    got: Option<Result<T, Unloaded>>,
 }
 
 impl<'a, T: Clone> Loader<'a, T> {
     /// A loader that calls `load` once, when first asked.
-    pub fn new(load: impl FnOnce() -> Result<T, String> + 'a) -> Loader<'a, T> {
+    pub fn new(load: impl FnOnce() -> Result<T, Unloaded> + 'a) -> Loader<'a, T> {
         Loader {
             load: Some(Box::new(load)),
             got: None,
@@ -29,15 +60,16 @@ impl<'a, T: Clone> Loader<'a, T> {
 
     /// A loader with nothing to give, for `why` (a path that never needs it).
     pub fn unavailable(why: &'static str) -> Loader<'a, T> {
-        Loader::new(move || Err(why.to_owned()))
+        Loader::new(move || Err(Unloaded::NotNeeded(why)))
     }
 
     /// What was loaded, loading it now if this is the first ask.
-    pub fn get(&mut self) -> Result<T, String> {
+    pub fn get(&mut self) -> Result<T, Unloaded> {
         match (&self.got, self.load.take()) {
             (Some(got), _) => got.clone(),
             (None, Some(load)) => self.got.insert(load()).clone(),
-            (None, None) => Err("the loader was used up".into()),
+            // `got` is filled whenever `load` is taken.
+            (None, None) => Err(Unloaded::Stopped),
         }
     }
 }
@@ -66,9 +98,22 @@ pub struct Words<'a> {
 /// words on longer answers in noise (docs/decisions/2026-12-05-short-answers-in-noise.md).
 pub const ANSWER_BEAM: usize = 5;
 
+/// Why a read gave no words.
+#[derive(Debug, thiserror::Error)]
+enum ReadFailed {
+    #[error(transparent)]
+    Unloaded(#[from] Unloaded),
+    #[error(transparent)]
+    Transcribe(#[from] TranscribeError),
+    #[error("the partial transcription stopped unexpectedly")]
+    Stopped,
+    #[error("no partial transcription was begun")]
+    NotBegun,
+}
+
 /// A partial transcription under way, and the flag that stops it.
 struct Pending {
-    read: std::thread::JoinHandle<Result<Said, String>>,
+    read: std::thread::JoinHandle<Result<Said, ReadFailed>>,
     stop: Arc<AtomicBool>,
 }
 
@@ -80,8 +125,7 @@ impl Pending {
             cancel: Some(stop.clone()),
             ..options.clone()
         };
-        let read =
-            std::thread::spawn(move || model?.said(audio, &options).map_err(|e| e.to_string()));
+        let read = std::thread::spawn(move || Ok(model?.said(audio, &options)?));
         Pending { read, stop }
     }
 
@@ -176,8 +220,8 @@ impl Signals for Words<'_> {
     fn judge(&mut self) -> Judgement {
         let result = match self.pending.take().map(|p| p.read.join()) {
             Some(Ok(result)) => result,
-            Some(Err(_)) => Err("the partial transcription stopped unexpectedly".into()),
-            None => Err("no partial transcription was begun".into()),
+            Some(Err(_)) => Err(ReadFailed::Stopped),
+            None => Err(ReadFailed::NotBegun),
         };
         match result {
             Ok(said) => {
@@ -199,7 +243,7 @@ impl Signals for Words<'_> {
 pub struct Prosody<'a> {
     model: Loader<'a, prosody::Shared>,
     threshold: f32,
-    pending: Option<std::thread::JoinHandle<Result<f32, String>>>,
+    pending: Option<std::thread::JoinHandle<Result<f32, prosody::ProsodyError>>>,
 }
 
 impl<'a> Prosody<'a> {
@@ -318,7 +362,7 @@ fn announce_with_prosody() {
 }
 
 /// Says once per process that `smart` runs without the prosody model, and why.
-fn announce_without_prosody(why: &str) {
+fn announce_without_prosody(why: &Unloaded) {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
         tracing::warn!(
@@ -383,12 +427,20 @@ mod tests {
         let j = words_over(Says(None));
         assert_eq!((j.verdict, j.signal), (Verdict::Unsure, Signal::Silence));
         let mut never = Words::new(
-            Loader::new(|| Err("ggml-tiny.en.bin: no such file".into())),
+            Loader::new(|| {
+                Err(ModelError::NotFound(crate::model::ResolveError::NoFile(
+                    "ggml-tiny.en.bin".into(),
+                ))
+                .into())
+            }),
             Options::default(),
         );
         never.begin(&[0; 160]);
         assert_eq!(never.judge().verdict, Verdict::Unsure);
-        assert!(matches!(never.transcriber(), Err(e) if e.contains("no such file")));
+        assert!(matches!(
+            never.transcriber(),
+            Err(Unloaded::Transcriber(e)) if matches!(*e, ModelError::NotFound(_))
+        ));
     }
 
     #[test]
@@ -453,7 +505,7 @@ mod tests {
     /// A prosody model that is not there.
     fn no_voice() -> Prosody<'static> {
         Prosody::new(
-            Loader::new(|| Err("smart-turn-v3.2-cpu.onnx is not installed".into())),
+            Loader::new(|| Err(prosody::ProsodyError::NoRuntime.into())),
             COMPLETE,
         )
     }
