@@ -40,11 +40,32 @@ pub mod keysym {
     pub const F1: u32 = 0xffbe;
 }
 
+/// Why a `[dictate] hotkey` spelling is not a chord.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ChordError {
+    /// More than one key besides the modifiers.
+    #[error("{0:?} names two keys; write one key after the modifiers, such as ctrl+alt+space")]
+    TwoKeys(String),
+    /// A part that is neither a modifier nor a key yazses knows.
+    #[error(
+        "{part:?} in {text:?} is not a key yazses knows: use a letter, a digit, space, enter, tab, escape or f1-f12"
+    )]
+    UnknownKey {
+        /// The part.
+        part: String,
+        /// The whole spelling.
+        text: String,
+    },
+    /// Only modifiers.
+    #[error("{0:?} names no key, only modifiers")]
+    NoKey(String),
+}
+
 impl Chord {
     /// Parses "ctrl+alt+space" style: modifiers (ctrl, alt or option, shift, super, win or
     /// cmd) and one key (a
     /// letter or digit, space, enter, tab, escape, f1-f12), case-insensitive.
-    pub fn parse(text: &str) -> Result<Chord, String> {
+    pub fn parse(text: &str) -> Result<Chord, ChordError> {
         let mut modifiers = Modifiers::default();
         let mut key = None;
         for part in text.split('+').map(|p| p.trim().to_ascii_lowercase()) {
@@ -55,19 +76,18 @@ impl Chord {
                 "super" | "win" | "meta" | "cmd" | "command" => &mut modifiers.logo,
                 _ => {
                     if key.is_some() {
-                        return Err(format!(
-                            "{text:?} names two keys; write one key after the modifiers, such as ctrl+alt+space"
-                        ));
+                        return Err(ChordError::TwoKeys(text.to_owned()));
                     }
-                    key = Some(key_name(&part).ok_or_else(|| {
-                        format!("{part:?} in {text:?} is not a key yazses knows: use a letter, a digit, space, enter, tab, escape or f1-f12")
+                    key = Some(key_name(&part).ok_or_else(|| ChordError::UnknownKey {
+                        part: part.clone(),
+                        text: text.to_owned(),
                     })?);
                     continue;
                 }
             };
             *held = true;
         }
-        let keysym = key.ok_or_else(|| format!("{text:?} names no key, only modifiers"))?;
+        let keysym = key.ok_or_else(|| ChordError::NoKey(text.to_owned()))?;
         Ok(Chord { modifiers, keysym })
     }
 
@@ -118,9 +138,17 @@ mod tests {
         assert!(f9.modifiers.logo);
         assert_eq!(Chord::parse("shift + d").unwrap().keysym, u32::from(b'd'));
         assert_eq!(Chord::parse("esc").unwrap().function_key(), None);
-        for bad in ["ctrl+alt", "ctrl+kitten", "a+b", "f13", "f0", ""] {
-            assert!(Chord::parse(bad).is_err(), "{bad}");
+        assert_eq!(
+            Chord::parse("ctrl+alt"),
+            Err(ChordError::NoKey("ctrl+alt".into()))
+        );
+        for bad in ["ctrl+kitten", "f13", "f0", ""] {
+            assert!(
+                matches!(Chord::parse(bad), Err(ChordError::UnknownKey { .. })),
+                "{bad}"
+            );
         }
+        assert_eq!(Chord::parse("a+b"), Err(ChordError::TwoKeys("a+b".into())));
     }
 
     #[test]

@@ -17,6 +17,7 @@
 pub mod chord;
 pub mod control;
 pub mod deliver;
+pub mod hotkey;
 
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -4,6 +4,8 @@
 
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 
+use crate::dictate::hotkey::HotkeyError;
+
 /// The presses a hotkey thread passes on.
 #[derive(Debug)]
 pub struct Presses(Receiver<()>);
@@ -11,26 +13,27 @@ pub struct Presses(Receiver<()>);
 impl Presses {
     /// Starts `watch` on a thread named `hotkey`, gives it where to say whether it started
     /// and where to send each press, and returns once it has said: its `Err` is returned.
-    pub fn spawn<F>(watch: F) -> Result<Presses, String>
+    pub fn spawn<F>(watch: F) -> Result<Presses, HotkeyError>
     where
-        F: FnOnce(SyncSender<Result<(), String>>, SyncSender<()>) + Send + 'static,
+        F: FnOnce(SyncSender<Result<(), HotkeyError>>, SyncSender<()>) + Send + 'static,
     {
-        let (started, told) = sync_channel::<Result<(), String>>(1);
+        let (started, told) = sync_channel::<Result<(), HotkeyError>>(1);
         // A few presses may wait unread while a dictation starts or stops.
         let (press, presses) = sync_channel::<()>(4);
         std::thread::Builder::new()
             .name("hotkey".into())
             .spawn(move || watch(started, press))
-            .map_err(|e| format!("starting the hotkey thread: {e}"))?;
-        told.recv()
-            .map_err(|_| "the hotkey thread ended before it started watching".to_owned())??;
+            .map_err(|e| HotkeyError::Failed(format!("starting the hotkey thread: {e}")))?;
+        told.recv().map_err(|_| {
+            HotkeyError::Failed("the hotkey thread ended before it started watching".into())
+        })??;
         Ok(Presses(presses))
     }
 
     /// Blocks until the next press.
-    pub fn next(&self) -> Result<(), String> {
+    pub fn next(&self) -> Result<(), HotkeyError> {
         self.0
             .recv()
-            .map_err(|_| "the hotkey stopped listening".to_owned())
+            .map_err(|_| HotkeyError::Ended("the hotkey stopped listening".into()))
     }
 }

@@ -118,12 +118,12 @@ impl SmartTurn {
             })?;
         // As Pipecat runs it: sequential, one thread, every graph optimisation.
         let session = || -> Result<ort::session::Session, ort::Error> {
-            Ok(ort::session::Session::builder(environment)?
+            ort::session::Session::builder(environment)?
                 .with_optimization_level(ort::session::builder::GraphOptimizationLevel::All)?
                 .with_intra_threads(1)?
                 .with_inter_threads(1)?
                 .with_intra_op_spinning(false)?
-                .commit_from_file(&files.model)?)
+                .commit_from_file(&files.model)
         };
         let session = session().map_err(|e| ProsodyError::Model {
             path: files.model.clone(),

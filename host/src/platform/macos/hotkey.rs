@@ -12,6 +12,7 @@ use std::sync::atomic::{AtomicPtr, Ordering};
 use std::sync::mpsc::SyncSender;
 
 use crate::dictate::chord::{Chord, keysym};
+use crate::dictate::hotkey::HotkeyError;
 use crate::platform::hotkey_thread::Presses;
 
 /// `kCGSessionEventTap`: events as they reach the user's session.
@@ -167,12 +168,13 @@ pub struct Listener {
 impl Listener {
     /// Starts watching for `name` (a `[dictate] hotkey` value); fails without the Input
     /// Monitoring permission, after asking macOS to show its prompt.
-    pub fn bind(name: &str) -> Result<Listener, String> {
+    pub fn bind(name: &str) -> Result<Listener, HotkeyError> {
         let chord = Chord::parse(name)?;
-        let code = key_code(&chord).ok_or_else(|| format!("macOS has no key for {name:?}"))?;
+        let code = key_code(&chord)
+            .ok_or_else(|| HotkeyError::Unavailable(format!("macOS has no key for {name:?}")))?;
         // SAFETY: plain queries; the request shows macOS's own prompt at most once.
         if !unsafe { CGPreflightListenEventAccess() } && !unsafe { CGRequestListenEventAccess() } {
-            return Err(INPUT_MONITORING.into());
+            return Err(HotkeyError::Denied(INPUT_MONITORING.into()));
         }
         let flags = flags(&chord);
         let presses = Presses::spawn(move |made, press| {
@@ -195,7 +197,7 @@ impl Listener {
                 )
             };
             if tap.is_null() {
-                let _ = made.send(Err(INPUT_MONITORING.into()));
+                let _ = made.send(Err(HotkeyError::Denied(INPUT_MONITORING.into())));
                 return;
             }
             watch.tap.store(tap, Ordering::Relaxed);
@@ -204,7 +206,9 @@ impl Listener {
             unsafe {
                 let source = CFMachPortCreateRunLoopSource(std::ptr::null(), tap, 0);
                 if source.is_null() {
-                    let _ = made.send(Err("macOS would not watch the hotkey's tap".into()));
+                    let _ = made.send(Err(HotkeyError::Failed(
+                        "macOS would not watch the hotkey's tap".into(),
+                    )));
                     return;
                 }
                 CFRunLoopAddSource(CFRunLoopGetCurrent(), source, kCFRunLoopCommonModes);
@@ -218,7 +222,7 @@ impl Listener {
     }
 
     /// Blocks until the next press.
-    pub fn next_press(&self) -> Result<(), String> {
+    pub fn next_press(&self) -> Result<(), HotkeyError> {
         self.presses.next()
     }
 

@@ -25,6 +25,7 @@ use windows_sys::Win32::UI::WindowsAndMessaging::{GetMessageW, MSG, WM_HOTKEY};
 
 use crate::dictate::chord::{Chord, keysym};
 use crate::dictate::deliver::{Deliver, DeliverError};
+use crate::dictate::hotkey::HotkeyError;
 use crate::platform::hotkey_thread::Presses;
 
 /// `CF_UNICODETEXT`: UTF-16 text, NUL-terminated.
@@ -251,9 +252,10 @@ pub struct Listener {
 
 impl Listener {
     /// Registers `name` (a `[dictate] hotkey` value); fails when another program holds it.
-    pub fn bind(name: &str) -> Result<Listener, String> {
+    pub fn bind(name: &str) -> Result<Listener, HotkeyError> {
         let chord = Chord::parse(name)?;
-        let vk = virtual_key(&chord).ok_or_else(|| format!("Windows has no key for {name:?}"))?;
+        let vk = virtual_key(&chord)
+            .ok_or_else(|| HotkeyError::Unavailable(format!("Windows has no key for {name:?}")))?;
         let m = chord.modifiers;
         let modifiers = [
             (m.ctrl, MOD_CONTROL),
@@ -270,10 +272,10 @@ impl Listener {
             // this thread's message queue.
             // SAFETY: no window; id 1 on this thread.
             if unsafe { RegisterHotKey(std::ptr::null_mut(), 1, modifiers, vk) } == 0 {
-                let _ = registered.send(Err(format!(
+                let _ = registered.send(Err(HotkeyError::Unavailable(format!(
                         "the hotkey {name:?} is already taken by another program ({}); choose another with [dictate] hotkey",
                         std::io::Error::last_os_error()
-                    )));
+                    ))));
                 return;
             }
             let _ = registered.send(Ok(()));
@@ -292,7 +294,7 @@ impl Listener {
     }
 
     /// Blocks until the next press.
-    pub fn next_press(&self) -> Result<(), String> {
+    pub fn next_press(&self) -> Result<(), HotkeyError> {
         self.presses.next()
     }
 

@@ -13,7 +13,8 @@ use x11rb::protocol::xproto::{ConnectionExt as _, GrabMode, Keycode, ModMask};
 
 use super::keymap::Keymap;
 use super::session::Desktop;
-use crate::dictate::chord::{Chord, keysym};
+use crate::dictate::chord::{Chord, ChordError, keysym};
+use crate::dictate::hotkey::HotkeyError;
 
 /// A parsed hotkey: modifiers and a keysym.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,7 +46,7 @@ impl From<Chord> for Hotkey {
 
 impl Hotkey {
     /// Parses the [`Chord`] spelling, such as "ctrl+alt+space".
-    pub fn parse(text: &str) -> Result<Hotkey, String> {
+    pub fn parse(text: &str) -> Result<Hotkey, ChordError> {
         Chord::parse(text).map(Hotkey::from)
     }
 }
@@ -77,9 +78,9 @@ pub fn xdg_trigger(chord: &Chord) -> String {
 
 /// The desktop that binds the hotkey (on Wayland the GlobalShortcuts portal, since a grab
 /// on Xwayland's root would only hear keys typed into X windows), or why there is none.
-fn hotkey_desktop(session: Option<Desktop>) -> Result<Desktop, String> {
+fn hotkey_desktop(session: Option<Desktop>) -> Result<Desktop, HotkeyError> {
     session.ok_or_else(|| {
-        "the hotkey needs a desktop session (neither WAYLAND_DISPLAY nor DISPLAY is set); use the `command` trigger and `yazses dictate toggle`".into()
+        HotkeyError::NoDesktop("the hotkey needs a desktop session (neither WAYLAND_DISPLAY nor DISPLAY is set); use the `command` trigger and `yazses dictate toggle`".into())
     })
 }
 
@@ -94,7 +95,7 @@ pub enum Listener {
 
 impl Listener {
     /// Binds `name` (a `[dictate] hotkey` value) on the session's desktop.
-    pub fn bind(name: &str) -> Result<Listener, String> {
+    pub fn bind(name: &str) -> Result<Listener, HotkeyError> {
         let chord = Chord::parse(name)?;
         match hotkey_desktop(Desktop::current())? {
             Desktop::X11 => Grab::new(chord.into(), None, name).map(|g| Listener::X11(Box::new(g))),
@@ -105,7 +106,7 @@ impl Listener {
     }
 
     /// Blocks until the next press.
-    pub fn next_press(&self) -> Result<(), String> {
+    pub fn next_press(&self) -> Result<(), HotkeyError> {
         match self {
             Listener::X11(grab) => grab.next_press(),
             Listener::Portal(portal) => portal.next_press(),
@@ -140,13 +141,16 @@ impl std::fmt::Debug for Grab {
 
 impl Grab {
     /// Grabs `hotkey` on `display` (`None`: `$DISPLAY`).
-    pub fn new(hotkey: Hotkey, display: Option<&str>, name: &str) -> Result<Grab, String> {
+    pub fn new(hotkey: Hotkey, display: Option<&str>, name: &str) -> Result<Grab, HotkeyError> {
         let (conn, screen) = x11rb::connect(display)
-            .map_err(|e| format!("the hotkey needs an X display ({e}); on Wayland, bind a key to `yazses dictate toggle` in the desktop's shortcut settings"))?;
+            .map_err(|e| HotkeyError::NoDesktop(format!("the hotkey needs an X display ({e}); on Wayland, bind a key to `yazses dictate toggle` in the desktop's shortcut settings")))?;
         let root = conn.setup().roots[screen].root;
-        let keycode = Keymap::fetch(&conn)?
+        let keycode = Keymap::fetch(&conn)
+            .map_err(|e| HotkeyError::Failed(e.to_string()))?
             .find(hotkey.keysym, 0..2, &[])
-            .ok_or_else(|| format!("no key on this keyboard types {name:?}"))?;
+            .ok_or_else(|| {
+                HotkeyError::Unavailable(format!("no key on this keyboard types {name:?}"))
+            })?;
         // Without and with Caps Lock (LOCK) and Num Lock (M2), which would otherwise
         // make the grab miss.
         for extra in [
@@ -163,26 +167,26 @@ impl Grab {
                 GrabMode::ASYNC,
                 GrabMode::ASYNC,
             )
-            .map_err(|e| e.to_string())?
+            .map_err(|e| HotkeyError::Failed(format!("the X display failed: {e}")))?
             .check()
-            .map_err(|_| format!("the hotkey {name:?} is already taken by another program; choose another with [dictate] hotkey"))?;
+            .map_err(|_| HotkeyError::Unavailable(format!("the hotkey {name:?} is already taken by another program; choose another with [dictate] hotkey")))?;
         }
         Ok(Grab { conn, keycode })
     }
 
     /// Blocks until the next press of the hotkey (auto-repeat while held is not a press).
-    pub fn next_press(&self) -> Result<(), String> {
+    pub fn next_press(&self) -> Result<(), HotkeyError> {
+        let gone = |e: x11rb::errors::ConnectionError| {
+            HotkeyError::Ended(format!("the X display went away: {e}"))
+        };
         let mut down = false;
         loop {
-            let event = self
-                .conn
-                .wait_for_event()
-                .map_err(|e| format!("the X display went away: {e}"))?;
+            let event = self.conn.wait_for_event().map_err(gone)?;
             match event {
                 Event::KeyPress(k) if k.detail == self.keycode && !down => return Ok(()),
                 Event::KeyRelease(k) if k.detail == self.keycode => {
                     // Auto-repeat sends a release and a press with the same time.
-                    match self.conn.poll_for_event().map_err(|e| e.to_string())? {
+                    match self.conn.poll_for_event().map_err(gone)? {
                         Some(Event::KeyPress(p))
                             if p.detail == self.keycode && p.time == k.time =>
                         {
@@ -228,22 +232,23 @@ mod tests {
     fn a_wayland_session_binds_through_the_portal_even_with_xwayland_beside_it() {
         use Desktop::*;
         assert_eq!(
-            hotkey_desktop(Desktop::of_session(Some("wayland-0"), Some(":0"))),
-            Ok(Wayland)
+            hotkey_desktop(Desktop::of_session(Some("wayland-0"), Some(":0"))).ok(),
+            Some(Wayland)
         );
         assert_eq!(
-            hotkey_desktop(Desktop::of_session(Some("wayland-1"), None)),
-            Ok(Wayland)
+            hotkey_desktop(Desktop::of_session(Some("wayland-1"), None)).ok(),
+            Some(Wayland)
         );
         assert_eq!(
-            hotkey_desktop(Desktop::of_session(Some(""), Some(":0"))),
-            Ok(X11)
+            hotkey_desktop(Desktop::of_session(Some(""), Some(":0"))).ok(),
+            Some(X11)
         );
         assert_eq!(
-            hotkey_desktop(Desktop::of_session(None, Some(":1"))),
-            Ok(X11)
+            hotkey_desktop(Desktop::of_session(None, Some(":1"))).ok(),
+            Some(X11)
         );
         let none = hotkey_desktop(Desktop::of_session(None, Some(""))).unwrap_err();
-        assert!(none.contains("yazses dictate toggle"), "{none}");
+        assert!(matches!(none, HotkeyError::NoDesktop(_)), "{none}");
+        assert!(none.to_string().contains("yazses dictate toggle"), "{none}");
     }
 }

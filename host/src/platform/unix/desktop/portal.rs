@@ -12,6 +12,8 @@ use std::sync::mpsc;
 use ashpd::desktop::global_shortcuts::{GlobalShortcuts, NewShortcut};
 use futures_util::StreamExt;
 
+use crate::dictate::hotkey::HotkeyError;
+
 /// The shortcut's id in the portal session; the desktop keeps the user's choice under it.
 pub const SHORTCUT_ID: &str = "dictate-toggle";
 
@@ -22,7 +24,7 @@ const DESCRIPTION: &str = "Start or end a yazses dictation";
 /// D-Bus session open.
 #[derive(Debug)]
 pub struct PortalShortcut {
-    presses: mpsc::Receiver<Result<(), String>>,
+    presses: mpsc::Receiver<Result<(), HotkeyError>>,
     /// How the desktop says the key is triggered (what the user chose, or our preference).
     pub trigger: String,
 }
@@ -32,7 +34,7 @@ impl PortalShortcut {
     /// `CTRL+ALT+space`; `name` is its configured spelling, for messages) through the
     /// portal on the session bus; blocks until the desktop answers, which can mean until
     /// the user has answered the desktop's dialog.
-    pub fn bind(preferred: String, name: &str) -> Result<PortalShortcut, String> {
+    pub fn bind(preferred: String, name: &str) -> Result<PortalShortcut, HotkeyError> {
         let name = name.to_owned();
         let (ready_tx, ready_rx) = mpsc::channel();
         let (press_tx, presses) = mpsc::channel();
@@ -45,24 +47,26 @@ impl PortalShortcut {
                 {
                     Ok(r) => r,
                     Err(e) => {
-                        let _ = ready_tx.send(Err(format!("the hotkey's thread failed: {e}")));
+                        let _ = ready_tx.send(Err(HotkeyError::Failed(format!(
+                            "the hotkey's thread failed: {e}"
+                        ))));
                         return;
                     }
                 };
                 runtime.block_on(serve(preferred, name, ready_tx, press_tx));
             })
-            .map_err(|e| format!("the hotkey's thread failed: {e}"))?;
+            .map_err(|e| HotkeyError::Failed(format!("the hotkey's thread failed: {e}")))?;
         let trigger = ready_rx
             .recv()
-            .map_err(|_| "the hotkey's thread stopped".to_owned())??;
+            .map_err(|_| HotkeyError::Failed("the hotkey's thread stopped".into()))??;
         Ok(PortalShortcut { presses, trigger })
     }
 
     /// Blocks until the next press of the shortcut.
-    pub fn next_press(&self) -> Result<(), String> {
+    pub fn next_press(&self) -> Result<(), HotkeyError> {
         self.presses
             .recv()
-            .map_err(|_| "the GlobalShortcuts portal session ended".to_owned())?
+            .map_err(|_| HotkeyError::Ended("the GlobalShortcuts portal session ended".into()))?
     }
 }
 
@@ -71,8 +75,8 @@ impl PortalShortcut {
 async fn serve(
     preferred: String,
     name: String,
-    ready: mpsc::Sender<Result<String, String>>,
-    presses: mpsc::Sender<Result<(), String>>,
+    ready: mpsc::Sender<Result<String, HotkeyError>>,
+    presses: mpsc::Sender<Result<(), HotkeyError>>,
 ) {
     let (portal, session) = match bind(&preferred, &name).await {
         Ok((portal, session, trigger)) => {
@@ -87,7 +91,9 @@ async fn serve(
     let mut activated = match portal.receive_activated().await {
         Ok(stream) => stream,
         Err(e) => {
-            let _ = presses.send(Err(format!("the portal's presses cannot be heard: {e}")));
+            let _ = presses.send(Err(HotkeyError::Failed(format!(
+                "the portal's presses cannot be heard: {e}"
+            ))));
             return;
         }
     };
@@ -101,7 +107,9 @@ async fn serve(
             break;
         }
     }
-    let _ = presses.send(Err("the GlobalShortcuts portal went away".into()));
+    let _ = presses.send(Err(HotkeyError::Ended(
+        "the GlobalShortcuts portal went away".into(),
+    )));
 }
 
 type Bound = (
@@ -110,11 +118,11 @@ type Bound = (
     String,
 );
 
-async fn bind(preferred: &str, name: &str) -> Result<Bound, String> {
+async fn bind(preferred: &str, name: &str) -> Result<Bound, HotkeyError> {
     let unavailable = |e: &dyn std::fmt::Display| {
-        format!(
+        HotkeyError::NoDesktop(format!(
             "the desktop offers no GlobalShortcuts portal for the hotkey ({e}); sway and other wlroots compositors, and GNOME before 48, have none: bind a key to `yazses dictate toggle` in the desktop's shortcut settings instead"
-        )
+        ))
     };
     let portal = GlobalShortcuts::new().await.map_err(|e| unavailable(&e))?;
     let session = portal
@@ -127,17 +135,17 @@ async fn bind(preferred: &str, name: &str) -> Result<Bound, String> {
         .await
         .map_err(|e| unavailable(&e))?;
     let bound = request.response().map_err(|e| match e {
-        ashpd::Error::Response(ashpd::desktop::ResponseError::Cancelled) => format!(
+        ashpd::Error::Response(ashpd::desktop::ResponseError::Cancelled) => HotkeyError::Unavailable(format!(
             "the hotkey {name:?} was declined in the desktop's dialog; run yazses dictate again to be asked again, or bind a key to `yazses dictate toggle`"
-        ),
-        other => format!("the desktop did not bind the hotkey {name:?}: {other}"),
+        )),
+        other => HotkeyError::Failed(format!("the desktop did not bind the hotkey {name:?}: {other}")),
     })?;
     let ours = bound
         .shortcuts()
         .iter()
         .find(|s| s.id() == SHORTCUT_ID)
         .ok_or_else(|| {
-            format!("the desktop bound no key for {name:?}; bind one in its shortcut settings (\"{DESCRIPTION}\") or to `yazses dictate toggle`")
+            HotkeyError::Unavailable(format!("the desktop bound no key for {name:?}; bind one in its shortcut settings (\"{DESCRIPTION}\") or to `yazses dictate toggle`"))
         })?;
     let trigger = match ours.trigger_description() {
         "" => preferred.to_owned(),
