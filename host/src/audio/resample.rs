@@ -64,21 +64,38 @@ impl std::fmt::Debug for To16k {
     }
 }
 
+/// Why audio could not be converted to 16 kHz.
+#[derive(Debug, thiserror::Error)]
+pub enum ResampleError {
+    /// The input claims no sample rate.
+    #[error("a sample rate of 0 Hz")]
+    ZeroRate,
+    /// rubato would not make a converter for the rate.
+    #[error(transparent)]
+    Setup(#[from] rubato::ResamplerConstructionError),
+    /// rubato failed on a block.
+    #[error(transparent)]
+    Run(#[from] rubato::ResampleError),
+}
+
 impl To16k {
     /// A converter from `rate` Hz.
-    pub fn new(rate: u32, quality: Quality) -> Result<To16k, String> {
+    pub fn new(rate: u32, quality: Quality) -> Result<To16k, ResampleError> {
         if rate == 0 {
-            return Err("a sample rate of 0 Hz".into());
+            return Err(ResampleError::ZeroRate);
         }
         let ratio = f64::from(SAMPLE_RATE_HZ) / f64::from(rate);
         let chunk = quality.chunk();
         let resampler = if rate == SAMPLE_RATE_HZ {
             None
         } else {
-            Some(
-                SincFixedIn::<f32>::new(ratio, 1.0, quality.params(), chunk, 1)
-                    .map_err(|e| e.to_string())?,
-            )
+            Some(SincFixedIn::<f32>::new(
+                ratio,
+                1.0,
+                quality.params(),
+                chunk,
+                1,
+            )?)
         };
         Ok(To16k {
             resampler,
@@ -96,7 +113,7 @@ impl To16k {
     }
 
     /// Converts what `input` completes; the rest waits for the next push or [`Self::finish`].
-    pub fn push(&mut self, input: &[f32], out: &mut impl Extend<i16>) -> Result<(), String> {
+    pub fn push(&mut self, input: &[f32], out: &mut impl Extend<i16>) -> Result<(), ResampleError> {
         self.frames_in += input.len() as u64;
         let Some(resampler) = self.resampler.as_mut() else {
             self.frames_out += input.len() as u64;
@@ -111,18 +128,14 @@ impl To16k {
             if self.pending.len() < self.chunk {
                 return Ok(());
             }
-            let r = resampler
-                .process(&[&self.pending], None)
-                .map_err(|e| e.to_string())?;
+            let r = resampler.process(&[&self.pending], None)?;
             self.frames_out += r[0].len() as u64;
             out.extend(r[0].iter().map(|&s| to_i16(s)));
             self.pending.clear();
         }
         let mut chunks = rest.chunks_exact(self.chunk);
         for chunk in &mut chunks {
-            let r = resampler
-                .process(&[chunk], None)
-                .map_err(|e| e.to_string())?;
+            let r = resampler.process(&[chunk], None)?;
             self.frames_out += r[0].len() as u64;
             out.extend(r[0].iter().map(|&s| to_i16(s)));
         }
@@ -132,7 +145,7 @@ impl To16k {
 
     /// Converts what is left and flushes the filter, so the whole output has the input's
     /// duration: `round(frames_in * 16000 / rate)` samples, aligned in time with it.
-    pub fn finish(mut self, out: &mut impl Extend<i16>) -> Result<(), String> {
+    pub fn finish(mut self, out: &mut impl Extend<i16>) -> Result<(), ResampleError> {
         let Some(resampler) = self.resampler.as_mut() else {
             return Ok(());
         };
@@ -142,17 +155,13 @@ impl To16k {
         // buffer size 0"), so a length that is a whole number of chunks goes straight to
         // flushing.
         if !self.pending.is_empty() {
-            let r = resampler
-                .process_partial(Some(&[&self.pending]), None)
-                .map_err(|e| e.to_string())?;
+            let r = resampler.process_partial(Some(&[&self.pending]), None)?;
             tail.extend_from_slice(&r[0]);
         }
         // rubato 0.16's sinc resampler starts aligned (its output_delay() does not apply to
         // the samples it returns), so only the tail needs flushing out of the filter.
         while self.frames_out + (tail.len() as u64) < expected {
-            let r = resampler
-                .process_partial::<&[f32]>(None, None)
-                .map_err(|e| e.to_string())?;
+            let r = resampler.process_partial::<&[f32]>(None, None)?;
             if r[0].is_empty() {
                 break;
             }
@@ -166,7 +175,7 @@ impl To16k {
 }
 
 /// Resamples a whole clip of mono `f32` at `rate` to 16 kHz `i16`, with [`Quality::File`].
-pub fn resample(mono: &[f32], rate: u32) -> Result<Vec<i16>, String> {
+pub fn resample(mono: &[f32], rate: u32) -> Result<Vec<i16>, ResampleError> {
     let mut to16k = To16k::new(rate, Quality::File)?;
     let mut out = Vec::with_capacity((mono.len() as f64 * to16k.ratio) as usize + 16);
     to16k.push(mono, &mut out)?;

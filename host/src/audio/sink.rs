@@ -98,8 +98,10 @@ impl<'t> Sink<'t> {
         expected_frames: Option<u64>,
         tap: Option<Tap<'t>>,
     ) -> Result<Sink<'t>, SinkError> {
-        let to16k = To16k::new(rate, Quality::File)
-            .map_err(|reason| SinkError::Resample { rate, reason })?;
+        let to16k = To16k::new(rate, Quality::File).map_err(|e| SinkError::Resample {
+            rate,
+            reason: e.to_string(),
+        })?;
         Ok(Sink {
             rate,
             max_frames: max_secs.saturating_mul(u64::from(rate)),
@@ -127,7 +129,10 @@ impl<'t> Sink<'t> {
         let rate = self.rate;
         self.to16k
             .push(mono, &mut self.out)
-            .map_err(|reason| SinkError::Resample { rate, reason })?;
+            .map_err(|e| SinkError::Resample {
+                rate,
+                reason: e.to_string(),
+            })?;
         hand_over(
             &mut self.out,
             self.tap.as_deref_mut(),
@@ -159,9 +164,10 @@ impl<'t> Sink<'t> {
             mut made,
             ..
         } = self;
-        to16k
-            .finish(&mut out)
-            .map_err(|reason| SinkError::Resample { rate, reason })?;
+        to16k.finish(&mut out).map_err(|e| SinkError::Resample {
+            rate,
+            reason: e.to_string(),
+        })?;
         hand_over(&mut out, tap, expected, &mut made)?;
         if made == 0 {
             return Err(SinkError::Empty);

@@ -83,9 +83,9 @@ pub fn load_with(
         }
         Err(source) => return Err(ConfigError::Io { path, source }),
     };
-    let (config, unknown) = parse(&text).map_err(|message| ConfigError::Parse {
+    let (config, unknown) = parse(&text).map_err(|e| ConfigError::Parse {
         path: path.clone(),
-        message,
+        message: e.0,
     })?;
     for key in unknown {
         let hint = closest_key(&key)
@@ -162,14 +162,19 @@ pub(crate) fn closest_key(unknown: &str) -> Option<String> {
         .map(|(_, name)| name)
 }
 
+/// Why TOML text is not a config: the parser's message, which names the line and the key.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct ParseError(pub String);
+
 /// Parses TOML text: the config, and the dotted names of keys it does not know.
-pub fn parse(text: &str) -> Result<(Config, Vec<String>), String> {
+pub fn parse(text: &str) -> Result<(Config, Vec<String>), ParseError> {
     let value: toml::Table = toml::from_str(text).map_err(|e| {
         let line = e
             .span()
             .map(|s| format!("line {}: ", line_at(text, s.start)))
             .unwrap_or_default();
-        format!("{line}{}", e.message())
+        ParseError(format!("{line}{}", e.message()))
     })?;
     let known = toml::Table::try_from(Config::default()).expect("defaults serialise");
     let mut unknown = Vec::new();
@@ -180,7 +185,7 @@ pub fn parse(text: &str) -> Result<(Config, Vec<String>), String> {
             continue;
         };
         let Some(entries) = entries.as_table() else {
-            return Err(format!("[{table}] must be a table"));
+            return Err(ParseError(format!("[{table}] must be a table")));
         };
         let mut kept = toml::Table::new();
         for (key, v) in entries {
@@ -194,7 +199,7 @@ pub fn parse(text: &str) -> Result<(Config, Vec<String>), String> {
     }
     let config: Config = toml::Value::Table(cleaned.clone())
         .try_into()
-        .map_err(|e: toml::de::Error| wrong_type(text, &cleaned, e.message()))?;
+        .map_err(|e: toml::de::Error| ParseError(wrong_type(text, &cleaned, e.message())))?;
     Ok((config, unknown))
 }
 

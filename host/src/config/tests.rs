@@ -80,23 +80,25 @@ fn bad_values_are_refused_with_the_key_named() {
     let (c, _) = parse("[mcp]\nask_human_per_hour = 0\n").unwrap();
     let err = c.validate(Path::new("c.toml")).unwrap_err().to_string();
     assert!(err.contains("mcp.ask_human_per_hour = 0"), "{err}");
-    let err = parse("[mcp]\nask_human = \"yes\"\n").unwrap_err();
+    let err = parse("[mcp]\nask_human = \"yes\"\n").unwrap_err().0;
     assert!(err.contains("bool") || err.contains("boolean"), "{err}");
-    let err = parse("[audio]\nsource = \"radio\"\n").unwrap_err();
+    let err = parse("[audio]\nsource = \"radio\"\n").unwrap_err().0;
     assert!(err.contains("radio"), "{err}");
 }
 
 /// A value of the wrong type is named by its key and its line.
 #[test]
 fn a_wrong_type_or_bad_syntax_names_the_key_and_the_line() {
-    let err = parse("[mcp]\nask_human = true\n\n[transcribe]\nthreads = \"four\"\n").unwrap_err();
+    let err = parse("[mcp]\nask_human = true\n\n[transcribe]\nthreads = \"four\"\n")
+        .unwrap_err()
+        .0;
     assert!(
         err.starts_with("line 5: transcribe.threads: invalid type: string \"four\""),
         "{err}"
     );
-    let err = parse("[speak]\ncommand = \"espeak-ng\"\n").unwrap_err();
+    let err = parse("[speak]\ncommand = \"espeak-ng\"\n").unwrap_err().0;
     assert!(err.starts_with("line 2: speak.command: "), "{err}");
-    let err = parse("[mcp]\n\nask_human = yes\n").unwrap_err();
+    let err = parse("[mcp]\n\nask_human = yes\n").unwrap_err().0;
     assert!(err.starts_with("line 3: "), "{err}");
 }
 

@@ -136,20 +136,29 @@ pub fn bind(dir: &RuntimeDir) -> Result<ControlListener, ControlError> {
     crate::platform::control_bind(&path).map_err(io)
 }
 
+/// Why a connection's command is not acted on; the text goes back as its answer line.
+#[derive(Debug, thiserror::Error)]
+pub enum RequestError {
+    /// The peer is not this user, or could not be identified.
+    #[error(transparent)]
+    Peer(#[from] crate::platform::PeerError),
+    /// The line could not be read.
+    #[error("reading the command: {0}")]
+    Read(#[source] std::io::Error),
+    /// A line that is no command.
+    #[error("unknown command {0:?}; send toggle, start, stop, status or last")]
+    Unknown(String),
+}
+
 /// Reads one command from a connection, checking that the peer is this user.
-pub fn read_command(stream: &ControlStream) -> Result<Command, String> {
+pub fn read_command(stream: &ControlStream) -> Result<Command, RequestError> {
     crate::platform::control_peer_is_me(stream)?;
     let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
     let mut line = String::new();
     BufReader::new(stream)
         .read_line(&mut line)
-        .map_err(|e| format!("reading the command: {e}"))?;
-    Command::parse(&line).ok_or_else(|| {
-        format!(
-            "unknown command {:?}; send toggle, start, stop, status or last",
-            line.trim()
-        )
-    })
+        .map_err(RequestError::Read)?;
+    Command::parse(&line).ok_or_else(|| RequestError::Unknown(line.trim().to_owned()))
 }
 
 /// Removes the socket file when the dictation process ends.

@@ -195,21 +195,38 @@ pub struct FileSummary {
     pub tensors: usize,
 }
 
+/// Why a file is not a whole ggml whisper model.
+#[derive(Debug, thiserror::Error)]
+pub enum FileError {
+    /// It could not be opened or read.
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+    /// It is some other kind of file.
+    #[error("it is not a ggml whisper model (wrong magic number)")]
+    NotGgml,
+    /// It ends inside the part named.
+    #[error("the file ends inside {0}: it is truncated")]
+    Truncated(String),
+    /// A part holds values no whisper model has; the text says which and where.
+    #[error("{0}")]
+    Damaged(String),
+}
+
 /// Walks a ggml whisper file's whole structure without loading the weights: magic,
 /// plausible hyper-parameters, filterbank, vocabulary, and every tensor's header with a
 /// data size that matches its type and shape, ending exactly at the end of the file. A
 /// truncated, damaged or foreign file is refused with where it went wrong, before
 /// whisper.cpp (which may abort the process on some malformed files) ever sees it.
-pub fn check_file(path: &Path) -> Result<FileSummary, String> {
-    let file = fs::File::open(path).map_err(|e| e.to_string())?;
-    let len = file.metadata().map_err(|e| e.to_string())?.len();
+pub fn check_file(path: &Path) -> Result<FileSummary, FileError> {
+    let file = fs::File::open(path)?;
+    let len = file.metadata()?.len();
     let mut w = Walker {
         r: BufReader::new(file),
         pos: 0,
         len,
     };
     if w.i32("the magic")? as u32 != MAGIC {
-        return Err("it is not a ggml whisper model (wrong magic number)".into());
+        return Err(FileError::NotGgml);
     }
     let mut h = [0i32; 11];
     for v in &mut h {
@@ -229,30 +246,32 @@ pub fn check_file(path: &Path) -> Result<FileSummary, String> {
         ftype: h[10],
     };
     if h[..10].iter().any(|&v| !(1..=1 << 20).contains(&v)) {
-        return Err(format!("its hyper-parameters are not plausible: {hp:?}"));
+        return Err(FileError::Damaged(format!(
+            "its hyper-parameters are not plausible: {hp:?}"
+        )));
     }
     let n_mel = w.i32("the filterbank")?;
     let n_fft = w.i32("the filterbank")?;
     if !(1..=512).contains(&n_mel) || !(1..=4096).contains(&n_fft) {
-        return Err(format!(
+        return Err(FileError::Damaged(format!(
             "its filterbank is {n_mel} x {n_fft}, not plausible"
-        ));
+        )));
     }
     w.skip(n_mel as u64 * n_fft as u64 * 4, "the filterbank")?;
     let tokens = w.i32("the vocabulary")?;
     if !(0..=hp.n_vocab).contains(&tokens) {
-        return Err(format!(
+        return Err(FileError::Damaged(format!(
             "it stores {tokens} tokens for a vocabulary of {}",
             hp.n_vocab
-        ));
+        )));
     }
     for _ in 0..tokens {
         let n = w.i32("the vocabulary")? as u32;
         if n > 1024 {
-            return Err(format!(
+            return Err(FileError::Damaged(format!(
                 "a token of {n} bytes at byte {} is not plausible",
                 w.pos
-            ));
+            )));
         }
         w.skip(u64::from(n), "the vocabulary")?;
     }
@@ -263,30 +282,34 @@ pub fn check_file(path: &Path) -> Result<FileSummary, String> {
         let name_len = w.i32("a tensor header")?;
         let ttype = w.i32("a tensor header")?;
         if !(1..=4).contains(&n_dims) || !(1..=256).contains(&name_len) {
-            return Err(format!("the tensor header at byte {at} is damaged"));
+            return Err(FileError::Damaged(format!(
+                "the tensor header at byte {at} is damaged"
+            )));
         }
         let mut elements = 1u64;
         for _ in 0..n_dims {
             let d = w.i32("a tensor header")?;
             if d < 1 {
-                return Err(format!("the tensor at byte {at} has a dimension of {d}"));
+                return Err(FileError::Damaged(format!(
+                    "the tensor at byte {at} has a dimension of {d}"
+                )));
             }
             elements = elements.saturating_mul(d as u64);
         }
         let name =
             String::from_utf8_lossy(&w.bytes(name_len as usize, "a tensor name")?).into_owned();
-        let (block, block_bytes) =
-            type_size(ttype).ok_or_else(|| format!("tensor {name} has unknown type {ttype}"))?;
+        let (block, block_bytes) = type_size(ttype)
+            .ok_or_else(|| FileError::Damaged(format!("tensor {name} has unknown type {ttype}")))?;
         if !elements.is_multiple_of(block) {
-            return Err(format!(
+            return Err(FileError::Damaged(format!(
                 "tensor {name} does not fill whole {block}-element blocks"
-            ));
+            )));
         }
         w.skip(elements / block * block_bytes, &format!("tensor {name}"))?;
         tensors += 1;
     }
     if tensors == 0 {
-        return Err("it holds no tensors".into());
+        return Err(FileError::Damaged("it holds no tensors".into()));
     }
     Ok(FileSummary {
         hparams: hp,
@@ -304,11 +327,11 @@ struct Walker {
 }
 
 impl Walker {
-    fn truncated(what: &str) -> String {
-        format!("the file ends inside {what}: it is truncated")
+    fn truncated(what: &str) -> FileError {
+        FileError::Truncated(what.to_owned())
     }
 
-    fn bytes(&mut self, n: usize, what: &str) -> Result<Vec<u8>, String> {
+    fn bytes(&mut self, n: usize, what: &str) -> Result<Vec<u8>, FileError> {
         let mut b = vec![0u8; n];
         self.r
             .read_exact(&mut b)
@@ -317,16 +340,16 @@ impl Walker {
         Ok(b)
     }
 
-    fn i32(&mut self, what: &str) -> Result<i32, String> {
+    fn i32(&mut self, what: &str) -> Result<i32, FileError> {
         let b = self.bytes(4, what)?;
         Ok(i32::from_le_bytes([b[0], b[1], b[2], b[3]]))
     }
 
-    fn skip(&mut self, n: u64, what: &str) -> Result<(), String> {
+    fn skip(&mut self, n: u64, what: &str) -> Result<(), FileError> {
         if self.pos.saturating_add(n) > self.len {
             return Err(Self::truncated(what));
         }
-        self.r.seek_relative(n as i64).map_err(|e| e.to_string())?;
+        self.r.seek_relative(n as i64)?;
         self.pos += n;
         Ok(())
     }

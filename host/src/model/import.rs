@@ -206,13 +206,28 @@ pub fn read_vocabulary(dir: &Path) -> Result<Vec<String>, ImportError> {
     })
 }
 
-fn vocabulary_from_tokenizer(text: &str) -> Result<Vec<String>, String> {
-    let v: serde_json::Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+/// Why a `tokenizer.json` gives no vocabulary.
+#[derive(Debug, thiserror::Error)]
+enum TokenizerError {
+    #[error(transparent)]
+    Json(#[from] serde_json::Error),
+    #[error("it has no model.vocab object")]
+    NoVocab,
+    #[error("a token id is not a number")]
+    IdNotNumber,
+    #[error("token id {0} is not plausible")]
+    Implausible(usize),
+    #[error("no token has id {0}")]
+    Gap(usize),
+}
+
+fn vocabulary_from_tokenizer(text: &str) -> Result<Vec<String>, TokenizerError> {
+    let v: serde_json::Value = serde_json::from_str(text)?;
     let mut by_id: Vec<Option<String>> = Vec::new();
     let mut put = |id: u64, s: &str| {
         let id = id as usize;
         if id >= 1 << 20 {
-            return Err(format!("token id {id} is not plausible"));
+            return Err(TokenizerError::Implausible(id));
         }
         if by_id.len() <= id {
             by_id.resize(id + 1, None);
@@ -222,9 +237,9 @@ fn vocabulary_from_tokenizer(text: &str) -> Result<Vec<String>, String> {
     };
     let vocab = v["model"]["vocab"]
         .as_object()
-        .ok_or("it has no model.vocab object")?;
+        .ok_or(TokenizerError::NoVocab)?;
     for (tok, id) in vocab {
-        put(id.as_u64().ok_or("a token id is not a number")?, tok)?;
+        put(id.as_u64().ok_or(TokenizerError::IdNotNumber)?, tok)?;
     }
     for added in v["added_tokens"].as_array().into_iter().flatten() {
         if let (Some(id), Some(s)) = (added["id"].as_u64(), added["content"].as_str()) {
@@ -234,7 +249,7 @@ fn vocabulary_from_tokenizer(text: &str) -> Result<Vec<String>, String> {
     by_id
         .into_iter()
         .enumerate()
-        .map(|(i, t)| t.ok_or_else(|| format!("no token has id {i}")))
+        .map(|(i, t)| t.ok_or(TokenizerError::Gap(i)))
         .collect()
 }
 

@@ -51,6 +51,25 @@ pub(crate) use macos::microphone::allowed as microphone_allowed;
 /// Only macOS asks (it records silence otherwise); elsewhere a refused device fails to open
 /// and says so itself.
 #[cfg(not(target_os = "macos"))]
-pub(crate) fn microphone_allowed() -> Result<(), String> {
+pub(crate) fn microphone_allowed() -> Result<(), Denied> {
     Ok(())
+}
+
+/// The system does not let this process record; the text says where to allow it.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub(crate) struct Denied(pub(crate) String);
+
+/// Why the peer of a control connection may not drive this user's dictation.
+#[derive(Debug, thiserror::Error)]
+pub enum PeerError {
+    /// It runs as another user (`who` names it: a user id, a process).
+    #[error("{who} runs as another user and may not drive this user's dictation")]
+    Foreign {
+        /// The peer, in words.
+        who: String,
+    },
+    /// Who it runs as could not be found out.
+    #[error("the peer could not be identified: {0}")]
+    Unidentified(String),
 }

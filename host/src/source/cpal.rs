@@ -143,7 +143,7 @@ impl std::fmt::Debug for CpalSource {
 impl CpalSource {
     /// Opens `device` (by name; empty for the default input) and starts capturing.
     pub fn open(device: &str) -> Result<CpalSource, SourceError> {
-        crate::platform::microphone_allowed().map_err(SourceError::Denied)?;
+        crate::platform::microphone_allowed().map_err(|d| SourceError::Denied(d.0))?;
         quiet(|| CpalSource::open_loudly(device)).map_err(|e| match e {
             SourceError::Missing(why) if !why.contains("yazses devices") => {
                 SourceError::Missing(format!("{}; {NO_INPUT_HINT}", why.trim_end_matches('.')))
@@ -265,7 +265,7 @@ impl CpalSource {
             .extend(chunk.into_iter().map(|s| f32::from(s) / 32768.0));
         self.to16k
             .push(&self.unconverted, &mut self.ready)
-            .map_err(SourceError::Gone)?;
+            .map_err(|e| SourceError::Gone(e.to_string()))?;
         Ok(n)
     }
 }

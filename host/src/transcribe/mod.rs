@@ -257,7 +257,7 @@ impl Engine {
             reason,
         };
         let started = std::time::Instant::now();
-        ggml::check_file(path).map_err(model_err)?;
+        ggml::check_file(path).map_err(|e| model_err(e.to_string()))?;
         whisper_rs::install_logging_hooks();
         // Flash attention is whisper.cpp's own default (whisper-rs turns it off); it is
         // faster and smaller on CPU, and we use no DTW timestamps, which it excludes.

@@ -12,6 +12,8 @@ use block2::RcBlock;
 use objc2::runtime::Bool;
 use objc2_av_foundation::{AVAuthorizationStatus, AVCaptureDevice, AVMediaTypeAudio};
 
+use crate::platform::Denied;
+
 /// How long macOS's own prompt may wait for the user before the capture gives up.
 const PROMPT_WAIT: Duration = Duration::from_secs(120);
 
@@ -22,28 +24,30 @@ const WHERE: &str = "allow yazses (or the app that started it: the terminal, the
 /// `Ok` once macOS lets this process record. The first time, macOS shows its prompt and the
 /// capture waits for the user's answer; a refusal, a policy that forbids it, or a prompt
 /// left unanswered is an error that says where to allow it.
-pub fn allowed() -> Result<(), String> {
+pub fn allowed() -> Result<(), Denied> {
     // SAFETY: a constant of AVFoundation, present on every macOS yazses starts on.
     let Some(audio) = (unsafe { AVMediaTypeAudio }) else {
-        return Err("macOS has no audio media type: AVFoundation is missing".into());
+        return Err(Denied(
+            "macOS has no audio media type: AVFoundation is missing".into(),
+        ));
     };
     // SAFETY: the audio media type is one of the two this method accepts.
     let status = unsafe { AVCaptureDevice::authorizationStatusForMediaType(audio) };
     match status {
         AVAuthorizationStatus::Authorized => Ok(()),
-        AVAuthorizationStatus::Denied => {
-            Err(format!("macOS has refused yazses the microphone: {WHERE}"))
-        }
-        AVAuthorizationStatus::Restricted => Err(format!(
+        AVAuthorizationStatus::Denied => Err(Denied(format!(
+            "macOS has refused yazses the microphone: {WHERE}"
+        ))),
+        AVAuthorizationStatus::Restricted => Err(Denied(format!(
             "a policy on this Mac forbids the microphone to yazses (a profile or Screen Time): \
              {WHERE}, if the policy lets you"
-        )),
+        ))),
         _ => ask(audio),
     }
 }
 
 /// Shows macOS's prompt and waits for the answer.
-fn ask(audio: &objc2_av_foundation::AVMediaType) -> Result<(), String> {
+fn ask(audio: &objc2_av_foundation::AVMediaType) -> Result<(), Denied> {
     let (tx, rx) = sync_channel(1);
     // The handler runs on a queue of macOS's choosing, once.
     let handler = RcBlock::new(move |granted: Bool| {
@@ -55,10 +59,10 @@ fn ask(audio: &objc2_av_foundation::AVMediaType) -> Result<(), String> {
     unsafe { AVCaptureDevice::requestAccessForMediaType_completionHandler(audio, &handler) };
     match rx.recv_timeout(PROMPT_WAIT) {
         Ok(true) => Ok(()),
-        Ok(false) => Err(format!("the microphone was not allowed: {WHERE}")),
-        Err(_) => Err(format!(
+        Ok(false) => Err(Denied(format!("the microphone was not allowed: {WHERE}"))),
+        Err(_) => Err(Denied(format!(
             "macOS's microphone prompt was not answered within {} s: {WHERE}",
             PROMPT_WAIT.as_secs()
-        )),
+        ))),
     }
 }

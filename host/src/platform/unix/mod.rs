@@ -182,12 +182,14 @@ pub(crate) fn control_bind(path: &Path) -> io::Result<ControlListener> {
     Ok(listener)
 }
 
-/// `Ok` when the peer of `stream` is this user; else why not, in words.
-pub(crate) fn control_peer_is_me(stream: &ControlStream) -> Result<(), String> {
+/// `Ok` when the peer of `stream` is this user; else why not.
+pub(crate) fn control_peer_is_me(stream: &ControlStream) -> Result<(), super::PeerError> {
     let me = rustix::process::geteuid().as_raw();
     match peer::peer_uid(stream) {
         Ok(uid) if uid == me => Ok(()),
-        Ok(uid) => Err(format!("user id {uid} may not drive this user's dictation")),
-        Err(e) => Err(format!("the peer could not be identified ({e})")),
+        Ok(uid) => Err(super::PeerError::Foreign {
+            who: format!("user id {uid}"),
+        }),
+        Err(e) => Err(super::PeerError::Unidentified(e.to_string())),
     }
 }

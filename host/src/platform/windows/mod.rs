@@ -474,26 +474,26 @@ fn user_of(process: HANDLE) -> Option<Vec<u64>> {
     ok.then_some(buffer)
 }
 
-/// `Ok` when the client of the pipe `stream` is this user; else why not, in words.
-pub(crate) fn control_peer_is_me(stream: &ControlStream) -> Result<(), String> {
+/// `Ok` when the client of the pipe `stream` is this user; else why not.
+pub(crate) fn control_peer_is_me(stream: &ControlStream) -> Result<(), super::PeerError> {
+    use super::PeerError::{Foreign, Unidentified};
     let mut pid = 0u32;
     // SAFETY: our pipe handle and a place for the pid.
     if unsafe { GetNamedPipeClientProcessId(stream.pipe.as_raw_handle() as HANDLE, &mut pid) } == 0
     {
-        return Err(format!(
-            "the peer could not be identified ({})",
-            io::Error::last_os_error()
-        ));
+        return Err(Unidentified(io::Error::last_os_error().to_string()));
     }
     // SAFETY: a plain open by pid; closed by `owned`.
     let peer = owned(unsafe { OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, 0, pid) })
-        .ok_or_else(|| format!("the peer (process {pid}) could not be opened"))?;
+        .ok_or_else(|| Unidentified(format!("process {pid} could not be opened")))?;
     let (Some(theirs), Some(mine)) = (
         user_of(peer.as_raw_handle() as HANDLE),
         // SAFETY: the pseudo-handle of this process needs no closing.
         user_of(unsafe { GetCurrentProcess() }),
     ) else {
-        return Err(format!("the user of process {pid} could not be read"));
+        return Err(Unidentified(format!(
+            "the user of process {pid} could not be read"
+        )));
     };
     // SAFETY: each buffer starts with a TOKEN_USER whose SID lies inside that buffer.
     let same = unsafe {
@@ -504,9 +504,9 @@ pub(crate) fn control_peer_is_me(stream: &ControlStream) -> Result<(), String> {
     if same {
         Ok(())
     } else {
-        Err(format!(
-            "process {pid} runs as another user and may not drive this user's dictation"
-        ))
+        Err(Foreign {
+            who: format!("process {pid}"),
+        })
     }
 }
 

@@ -4,6 +4,7 @@
 use std::ops::Range;
 
 use x11rb::connection::Connection;
+use x11rb::errors::ReplyError;
 use x11rb::protocol::xproto::{ConnectionExt as _, Keycode, Keysym};
 
 /// The keysyms of every keycode, read in one request.
@@ -16,13 +17,9 @@ pub struct Keymap {
 
 impl Keymap {
     /// The map the server has now.
-    pub fn fetch(conn: &impl Connection) -> Result<Keymap, String> {
+    pub fn fetch(conn: &impl Connection) -> Result<Keymap, ReplyError> {
         let (min, max) = (conn.setup().min_keycode, conn.setup().max_keycode);
-        let map = conn
-            .get_keyboard_mapping(min, max - min + 1)
-            .map_err(|e| e.to_string())?
-            .reply()
-            .map_err(|e| e.to_string())?;
+        let map = conn.get_keyboard_mapping(min, max - min + 1)?.reply()?;
         Ok(Keymap {
             min,
             per: usize::from(map.keysyms_per_keycode).max(1),

@@ -99,7 +99,7 @@ impl X11Typer {
         // Spare: keycodes with no keysym at all, from the top (where layouts leave gaps),
         // in ascending order so that runs of them are mapped by one request each.
         let mut spare: Vec<Keycode> = Keymap::fetch(&conn)
-            .map_err(unavailable)?
+            .map_err(|e| unavailable(e.to_string()))?
             .empty()
             .rev()
             .take(SPARE_KEYS)

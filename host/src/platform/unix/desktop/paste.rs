@@ -12,6 +12,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use x11rb::connection::Connection;
+use x11rb::errors::{ConnectionError, ReplyError, ReplyOrIdError};
 use x11rb::protocol::Event;
 use x11rb::protocol::xproto::{
     Atom, AtomEnum, ConnectionExt as _, CreateWindowAux, EventMask, KEY_PRESS_EVENT,
@@ -36,14 +37,9 @@ struct Atoms {
 }
 
 impl Atoms {
-    fn intern(conn: &RustConnection) -> Result<Atoms, String> {
-        let get = |name: &str| -> Result<Atom, String> {
-            Ok(conn
-                .intern_atom(false, name.as_bytes())
-                .map_err(|e| e.to_string())?
-                .reply()
-                .map_err(|e| e.to_string())?
-                .atom)
+    fn intern(conn: &RustConnection) -> Result<Atoms, ReplyError> {
+        let get = |name: &str| -> Result<Atom, ReplyError> {
+            Ok(conn.intern_atom(false, name.as_bytes())?.reply()?.atom)
         };
         Ok(Atoms {
             clipboard: get("CLIPBOARD")?,
@@ -85,6 +81,27 @@ impl std::fmt::Debug for X11Paster {
     }
 }
 
+/// Why the clipboard's text could not be read back, to be put back after the paste.
+#[derive(Debug, thiserror::Error)]
+enum Unreadable {
+    #[error(transparent)]
+    X11(#[from] ReplyError),
+    #[error("the clipboard's owner offers no text")]
+    NoText,
+    #[error("the clipboard holds too much to read back in one piece")]
+    TooLarge,
+    #[error("the clipboard's owner did not answer within 2 s")]
+    NoAnswer,
+    #[error("serving the clipboard stopped unexpectedly")]
+    Stopped,
+}
+
+impl From<ConnectionError> for Unreadable {
+    fn from(e: ConnectionError) -> Unreadable {
+        Unreadable::X11(e.into())
+    }
+}
+
 fn unavailable(e: impl std::fmt::Display) -> DeliverError {
     DeliverError::Unavailable(format!("pasting on X11: {e}"))
 }
@@ -123,13 +140,11 @@ impl X11Paster {
 
     /// The clipboard's text now: `Ok(None)` when nobody owns it; `Err` when it holds
     /// something that cannot be read back as text in one piece.
-    fn read_clipboard(&self) -> Result<Option<Vec<u8>>, String> {
+    fn read_clipboard(&self) -> Result<Option<Vec<u8>>, Unreadable> {
         let owner = self
             .conn
-            .get_selection_owner(self.atoms.clipboard)
-            .map_err(|e| e.to_string())?
-            .reply()
-            .map_err(|e| e.to_string())?
+            .get_selection_owner(self.atoms.clipboard)?
+            .reply()?
             .owner;
         if owner == x11rb::NONE {
             return Ok(None);
@@ -138,26 +153,24 @@ impl X11Paster {
             return Ok(self
                 .served
                 .lock()
-                .map_err(|e| e.to_string())?
+                .map_err(|_| Unreadable::Stopped)?
                 .content
                 .clone());
         }
-        self.conn
-            .convert_selection(
-                self.reader,
-                self.atoms.clipboard,
-                self.atoms.utf8,
-                self.atoms.property,
-                x11rb::CURRENT_TIME,
-            )
-            .map_err(|e| e.to_string())?;
-        self.conn.flush().map_err(|e| e.to_string())?;
+        self.conn.convert_selection(
+            self.reader,
+            self.atoms.clipboard,
+            self.atoms.utf8,
+            self.atoms.property,
+            x11rb::CURRENT_TIME,
+        )?;
+        self.conn.flush()?;
         let deadline = Instant::now() + Duration::from_secs(2);
         while Instant::now() < deadline {
-            match self.conn.poll_for_event().map_err(|e| e.to_string())? {
+            match self.conn.poll_for_event()? {
                 Some(Event::SelectionNotify(n)) if n.requestor == self.reader => {
                     if n.property == x11rb::NONE {
-                        return Err("the clipboard's owner offers no text".into());
+                        return Err(Unreadable::NoText);
                     }
                     let reply = self
                         .conn
@@ -168,12 +181,10 @@ impl X11Paster {
                             AtomEnum::ANY,
                             0,
                             1 << 22,
-                        )
-                        .map_err(|e| e.to_string())?
-                        .reply()
-                        .map_err(|e| e.to_string())?;
+                        )?
+                        .reply()?;
                     if reply.type_ == self.atoms.incr || reply.bytes_after > 0 {
-                        return Err("the clipboard holds too much to read back in one piece".into());
+                        return Err(Unreadable::TooLarge);
                     }
                     return Ok(Some(reply.value));
                 }
@@ -181,7 +192,7 @@ impl X11Paster {
                 None => std::thread::sleep(Duration::from_millis(2)),
             }
         }
-        Err("the clipboard's owner did not answer within 2 s".into())
+        Err(Unreadable::NoAnswer)
     }
 
     fn own(&self, content: Option<Vec<u8>>) -> Result<(), DeliverError> {
@@ -260,8 +271,8 @@ impl Deliver for X11Paster {
     }
 }
 
-fn hidden_window(conn: &RustConnection, root: Window) -> Result<Window, String> {
-    let window = conn.generate_id().map_err(|e| e.to_string())?;
+fn hidden_window(conn: &RustConnection, root: Window) -> Result<Window, ReplyOrIdError> {
+    let window = conn.generate_id()?;
     conn.create_window(
         0,
         window,
@@ -274,10 +285,8 @@ fn hidden_window(conn: &RustConnection, root: Window) -> Result<Window, String> 
         WindowClass::INPUT_ONLY,
         0,
         &CreateWindowAux::new().event_mask(EventMask::PROPERTY_CHANGE),
-    )
-    .map_err(|e| e.to_string())?
-    .check()
-    .map_err(|e| e.to_string())?;
+    )?
+    .check()?;
     Ok(window)
 }
 
