@@ -289,6 +289,34 @@ pub fn convert<W: Write>(
         .into());
     }
     let src = Source(model);
+    let hp = hparams(&src, weights)?;
+    let tokens = ggml_tokens(vocab, hp.n_vocab as usize)?;
+    ggml::write_header(
+        out,
+        &hp,
+        &ggml::mel_filters(hp.n_mels as usize),
+        ggml::N_FFT_BINS,
+        &tokens,
+    )?;
+    let mut w = TensorWriter {
+        out,
+        count: 0,
+        matrix: weights.tensor_type(),
+    };
+    w.encoder(&src, &hp)?;
+    w.decoder(&src, &hp)?;
+    let source_dtype = format!("{:?}", src.var("decoder/embeddings/weight")?.dtype).to_lowercase();
+    Ok(ImportReport {
+        hparams: hp,
+        tensors: w.count,
+        tokens: tokens.len(),
+        source_dtype,
+        bytes: 0,
+    })
+}
+
+/// The model's shape, read from its tensors' shapes, for whisper.cpp's header.
+fn hparams(src: &Source, weights: Weights) -> Result<Hparams, ImportError> {
     let conv1 = src.var("encoder/conv1/weight")?;
     let (d_a, n_mels) = match conv1.shape[..] {
         [d, m, 3] => (d, m),
@@ -297,11 +325,9 @@ pub fn convert<W: Write>(
                 name: "encoder/conv1/weight".into(),
                 expected: vec![0, 80, 3],
                 found: conv1.shape.clone(),
-            }
-            .into());
+            });
         }
     };
-    let audio_ctx = src.dim("encoder/position_encodings/encodings", 0)?;
     let emb = src.var("decoder/embeddings/weight")?;
     let (n_vocab, d_t) = match emb.shape[..] {
         [v, d] => (v, d),
@@ -310,18 +336,16 @@ pub fn convert<W: Write>(
                 name: "decoder/embeddings/weight".into(),
                 expected: vec![51864, 0],
                 found: emb.shape.clone(),
-            }
-            .into());
+            });
         }
     };
-    let text_ctx = src.dim("decoder/position_encodings/encodings", 0)?;
     let hp = Hparams {
         n_vocab: n_vocab as i32,
-        n_audio_ctx: audio_ctx as i32,
+        n_audio_ctx: src.dim("encoder/position_encodings/encodings", 0)? as i32,
         n_audio_state: d_a as i32,
         n_audio_head: src.heads("encoder", d_a),
         n_audio_layer: src.layers("encoder") as i32,
-        n_text_ctx: text_ctx as i32,
+        n_text_ctx: src.dim("decoder/position_encodings/encodings", 0)? as i32,
         n_text_state: d_t as i32,
         n_text_head: src.heads("decoder", d_t),
         n_text_layer: src.layers("decoder") as i32,
@@ -331,10 +355,15 @@ pub fn convert<W: Write>(
     if hp.n_audio_layer == 0 || hp.n_text_layer == 0 {
         return Err(ImportError::Missing {
             name: "encoder/layer_0 and decoder/layer_0".into(),
-        }
-        .into());
+        });
     }
+    Ok(hp)
+}
 
+/// The ordinary tokens and <|endoftext|> as bytes, as whisper.cpp's own converter writes
+/// them (whisper.cpp names the special tokens after it itself), for an embedding of
+/// `n_vocab` rows.
+fn ggml_tokens(vocab: &[String], n_vocab: usize) -> Result<Vec<Vec<u8>>, ImportError> {
     let eot = vocab
         .iter()
         .position(|t| t == "<|endoftext|>")
@@ -343,128 +372,15 @@ pub fn convert<W: Write>(
         return Err(ImportError::Vocab(format!(
             "{} tokens for an embedding of {n_vocab} rows",
             vocab.len()
-        ))
-        .into());
+        )));
     }
-    // The ordinary tokens and <|endoftext|>, as whisper.cpp's own converter writes them;
-    // whisper.cpp names the special tokens after it itself.
-    let tokens = vocab[..=eot]
+    vocab[..=eot]
         .iter()
         .map(|t| {
             ggml::bpe_token_bytes(t)
                 .ok_or_else(|| ImportError::Vocab(format!("token {t:?} is not byte-level BPE")))
         })
-        .collect::<Result<Vec<_>, _>>()?;
-
-    ggml::write_header(
-        out,
-        &hp,
-        &ggml::mel_filters(n_mels),
-        ggml::N_FFT_BINS,
-        &tokens,
-    )?;
-    let mut w = TensorWriter {
-        out,
-        count: 0,
-        matrix: weights.tensor_type(),
-    };
-    let (d, ctx) = (d_a, audio_ctx);
-    w.put(
-        &src,
-        "encoder/position_encodings/encodings",
-        &[ctx, d],
-        "encoder.positional_embedding",
-        TensorType::F32,
-    )?;
-    w.put(
-        &src,
-        "encoder/conv1/weight",
-        &[d, n_mels, 3],
-        "encoder.conv1.weight",
-        TensorType::F16,
-    )?;
-    w.put_as(
-        &src,
-        "encoder/conv1/bias",
-        &[d],
-        &[d, 1],
-        "encoder.conv1.bias",
-        TensorType::F32,
-    )?;
-    w.put(
-        &src,
-        "encoder/conv2/weight",
-        &[d, d, 3],
-        "encoder.conv2.weight",
-        TensorType::F16,
-    )?;
-    w.put_as(
-        &src,
-        "encoder/conv2/bias",
-        &[d],
-        &[d, 1],
-        "encoder.conv2.bias",
-        TensorType::F32,
-    )?;
-    for i in 0..hp.n_audio_layer {
-        let (s, o) = (format!("encoder/layer_{i}"), format!("encoder.blocks.{i}"));
-        w.self_attention_block(&src, &s, &o, d)?;
-        w.mlp(&src, &s, &o, d)?;
-    }
-    w.norm(&src, "encoder/layer_norm", "encoder.ln_post", d)?;
-
-    let d = d_t;
-    let matrix = w.matrix;
-    w.put(
-        &src,
-        "decoder/position_encodings/encodings",
-        &[text_ctx, d],
-        "decoder.positional_embedding",
-        TensorType::F32,
-    )?;
-    w.put(
-        &src,
-        "decoder/embeddings/weight",
-        &[n_vocab, d],
-        "decoder.token_embedding.weight",
-        matrix,
-    )?;
-    for i in 0..hp.n_text_layer {
-        let (s, o) = (format!("decoder/layer_{i}"), format!("decoder.blocks.{i}"));
-        w.self_attention_block(&src, &s, &o, d)?;
-        // Cross-attention: the query alone, then key and value fused, then the output.
-        let a = format!("{s}/attention");
-        let c = format!("{o}.cross_attn");
-        w.linear(&src, &format!("{a}/linear_0"), &format!("{c}.query"), d, d)?;
-        let kv = src.matrix(&format!("{a}/linear_1/weight"), &[2 * d, d])?;
-        let kv_b = src.matrix(&format!("{a}/linear_1/bias"), &[2 * d])?;
-        w.raw(&format!("{c}.key.weight"), &[d, d], matrix, &kv[..d * d])?;
-        w.raw(&format!("{c}.value.weight"), &[d, d], matrix, &kv[d * d..])?;
-        w.raw(
-            &format!("{c}.value.bias"),
-            &[d],
-            TensorType::F32,
-            &kv_b[d..],
-        )?;
-        w.linear(&src, &format!("{a}/linear_2"), &format!("{c}.out"), d, d)?;
-        w.norm(
-            &src,
-            &format!("{a}/layer_norm"),
-            &format!("{o}.cross_attn_ln"),
-            d,
-        )?;
-        w.mlp(&src, &s, &o, d)?;
-    }
-    w.norm(&src, "decoder/layer_norm", "decoder.ln", d)?;
-
-    let source_dtype = format!("{:?}", emb.dtype).to_lowercase();
-    Ok(ImportReport {
-        hparams: hp,
-        tensors: w.count,
-        tokens: tokens.len(),
-        source_dtype,
-        bytes: 0,
-    })
+        .collect()
 }
 
 struct Source<'a>(&'a Ct2Model);
@@ -691,6 +607,105 @@ impl<W: Write> TensorWriter<'_, W> {
         )
     }
 
+    /// The encoder's tensors, in whisper.cpp's order: positions, the two convolutions,
+    /// the blocks, the final norm.
+    fn encoder(&mut self, src: &Source, hp: &Hparams) -> Result<(), ConvertError> {
+        let (d, ctx, n_mels) = (
+            hp.n_audio_state as usize,
+            hp.n_audio_ctx as usize,
+            hp.n_mels as usize,
+        );
+        self.put(
+            src,
+            "encoder/position_encodings/encodings",
+            &[ctx, d],
+            "encoder.positional_embedding",
+            TensorType::F32,
+        )?;
+        for (conv, inputs) in [("conv1", n_mels), ("conv2", d)] {
+            self.put(
+                src,
+                &format!("encoder/{conv}/weight"),
+                &[d, inputs, 3],
+                &format!("encoder.{conv}.weight"),
+                TensorType::F16,
+            )?;
+            self.put_as(
+                src,
+                &format!("encoder/{conv}/bias"),
+                &[d],
+                &[d, 1],
+                &format!("encoder.{conv}.bias"),
+                TensorType::F32,
+            )?;
+        }
+        for i in 0..hp.n_audio_layer {
+            let (s, o) = (format!("encoder/layer_{i}"), format!("encoder.blocks.{i}"));
+            self.self_attention_block(src, &s, &o, d)?;
+            self.mlp(src, &s, &o, d)?;
+        }
+        self.norm(src, "encoder/layer_norm", "encoder.ln_post", d)
+    }
+
+    /// The decoder's tensors: positions, the token embedding, the blocks with their
+    /// cross-attention, the final norm.
+    fn decoder(&mut self, src: &Source, hp: &Hparams) -> Result<(), ConvertError> {
+        let d = hp.n_text_state as usize;
+        let matrix = self.matrix;
+        self.put(
+            src,
+            "decoder/position_encodings/encodings",
+            &[hp.n_text_ctx as usize, d],
+            "decoder.positional_embedding",
+            TensorType::F32,
+        )?;
+        self.put(
+            src,
+            "decoder/embeddings/weight",
+            &[hp.n_vocab as usize, d],
+            "decoder.token_embedding.weight",
+            matrix,
+        )?;
+        for i in 0..hp.n_text_layer {
+            let (s, o) = (format!("decoder/layer_{i}"), format!("decoder.blocks.{i}"));
+            self.self_attention_block(src, &s, &o, d)?;
+            self.cross_attention(src, &s, &o, d)?;
+            self.mlp(src, &s, &o, d)?;
+        }
+        self.norm(src, "decoder/layer_norm", "decoder.ln", d)
+    }
+
+    /// Cross-attention: the query alone, then key and value fused, then the output and
+    /// its norm.
+    fn cross_attention(
+        &mut self,
+        src: &Source,
+        layer: &str,
+        block: &str,
+        d: usize,
+    ) -> Result<(), ConvertError> {
+        let (a, c) = (format!("{layer}/attention"), format!("{block}.cross_attn"));
+        let matrix = self.matrix;
+        self.linear(src, &format!("{a}/linear_0"), &format!("{c}.query"), d, d)?;
+        let kv = src.matrix(&format!("{a}/linear_1/weight"), &[2 * d, d])?;
+        let kv_b = src.matrix(&format!("{a}/linear_1/bias"), &[2 * d])?;
+        self.raw(&format!("{c}.key.weight"), &[d, d], matrix, &kv[..d * d])?;
+        self.raw(&format!("{c}.value.weight"), &[d, d], matrix, &kv[d * d..])?;
+        self.raw(
+            &format!("{c}.value.bias"),
+            &[d],
+            TensorType::F32,
+            &kv_b[d..],
+        )?;
+        self.linear(src, &format!("{a}/linear_2"), &format!("{c}.out"), d, d)?;
+        self.norm(
+            src,
+            &format!("{a}/layer_norm"),
+            &format!("{block}.cross_attn_ln"),
+            d,
+        )
+    }
+
     /// In PyTorch's order (mlp.0, mlp.2, then mlp_ln), which whisper.cpp's converter keeps.
     fn mlp(&mut self, src: &Source, from: &str, to: &str, d: usize) -> Result<(), ConvertError> {
         let hidden = src.dim(&format!("{from}/ffn/linear_0/weight"), 0)?;
@@ -715,5 +730,248 @@ impl<W: Write> TensorWriter<'_, W> {
             &format!("{to}.mlp_ln"),
             d,
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+    use crate::model::ct2::Variable;
+
+    /// One head, whisper's width per head.
+    const D: usize = 64;
+    const MELS: usize = 80;
+    const CTX: usize = 4;
+
+    fn floats(shape: &[usize]) -> Variable {
+        let n: usize = shape.iter().product();
+        Variable {
+            shape: shape.to_vec(),
+            dtype: DType::F32,
+            data: (0..n)
+                .flat_map(|i| ((i % 7) as f32 / 7.0 - 0.4).to_le_bytes())
+                .collect(),
+        }
+    }
+
+    /// A whisper model of one encoder block and one decoder block, with `n_vocab` token
+    /// rows, in CTranslate2's names and layout.
+    fn tiny_whisper(n_vocab: usize) -> Ct2Model {
+        let mut v = BTreeMap::new();
+        let mut put = |name: &str, shape: &[usize]| {
+            v.insert(name.to_owned(), floats(shape));
+        };
+        let linear = |put: &mut dyn FnMut(&str, &[usize]), name: &str, rows, cols| {
+            put(&format!("{name}/weight"), &[rows, cols]);
+            put(&format!("{name}/bias"), &[rows]);
+        };
+        let norm = |put: &mut dyn FnMut(&str, &[usize]), name: &str| {
+            put(&format!("{name}/gamma"), &[D]);
+            put(&format!("{name}/beta"), &[D]);
+        };
+        put("encoder/conv1/weight", &[D, MELS, 3]);
+        put("encoder/conv1/bias", &[D]);
+        put("encoder/conv2/weight", &[D, D, 3]);
+        put("encoder/conv2/bias", &[D]);
+        put("decoder/embeddings/weight", &[n_vocab, D]);
+        for stack in ["encoder", "decoder"] {
+            put(&format!("{stack}/position_encodings/encodings"), &[CTX, D]);
+            let layer = format!("{stack}/layer_0");
+            linear(
+                &mut put,
+                &format!("{layer}/self_attention/linear_0"),
+                3 * D,
+                D,
+            );
+            linear(&mut put, &format!("{layer}/self_attention/linear_1"), D, D);
+            norm(&mut put, &format!("{layer}/self_attention/layer_norm"));
+            linear(&mut put, &format!("{layer}/ffn/linear_0"), 2 * D, D);
+            linear(&mut put, &format!("{layer}/ffn/linear_1"), D, 2 * D);
+            norm(&mut put, &format!("{layer}/ffn/layer_norm"));
+            norm(&mut put, &format!("{stack}/layer_norm"));
+        }
+        let cross = "decoder/layer_0/attention";
+        linear(&mut put, &format!("{cross}/linear_0"), D, D);
+        linear(&mut put, &format!("{cross}/linear_1"), 2 * D, D);
+        linear(&mut put, &format!("{cross}/linear_2"), D, D);
+        norm(&mut put, &format!("{cross}/layer_norm"));
+        Ct2Model {
+            version: 6,
+            spec: "WhisperSpec".into(),
+            spec_revision: 3,
+            variables: v,
+            aliases: BTreeMap::new(),
+        }
+    }
+
+    fn vocab(tokens: &[&str]) -> Vec<String> {
+        tokens.iter().map(|&t| t.to_owned()).collect()
+    }
+
+    /// Converts into a file and walks it as a model load would.
+    fn converted(
+        model: &Ct2Model,
+        vocab: &[String],
+        weights: Weights,
+    ) -> Result<(ImportReport, ggml::FileSummary), ConvertError> {
+        let mut bytes = Vec::new();
+        let report = convert(model, vocab, weights, &mut bytes)?;
+        let path = std::env::temp_dir().join(format!(
+            "yazses-import-{}-{weights:?}.bin",
+            std::process::id()
+        ));
+        std::fs::write(&path, &bytes).unwrap();
+        let summary = ggml::check_file(&path);
+        std::fs::remove_file(&path).unwrap();
+        Ok((
+            report,
+            summary.expect("the converted file is a whole ggml model"),
+        ))
+    }
+
+    #[test]
+    fn a_one_block_model_becomes_a_whole_ggml_file_with_every_tensor_whisper_cpp_loads() {
+        let tokens = vocab(&["a", "\u{120}b", "<|endoftext|>"]);
+        for weights in [Weights::F16, Weights::Q8_0] {
+            let (report, file) = converted(&tiny_whisper(3), &tokens, weights).unwrap();
+            let hp = report.hparams;
+            assert_eq!(
+                (
+                    hp.n_vocab,
+                    hp.n_audio_ctx,
+                    hp.n_audio_state,
+                    hp.n_audio_head
+                ),
+                (3, CTX as i32, D as i32, 1)
+            );
+            assert_eq!((hp.n_audio_layer, hp.n_text_layer, hp.n_mels), (1, 1, 80));
+            assert_eq!(hp.ftype, weights.ftype());
+            assert_eq!(file.hparams, hp);
+            // Encoder: positions, 2 convolutions (weight, bias), a block of 15 (attention
+            // 7, its norm 2, the MLP 4, its norm 2), the final norm 2. Decoder: positions,
+            // tokens, a block of 24 (the encoder's 15 and cross-attention 9), its norm 2.
+            assert_eq!(report.tensors, 1 + 4 + 15 + 2 + 2 + 24 + 2);
+            assert_eq!(file.tensors, report.tensors);
+            assert_eq!((report.tokens, file.tokens), (3, 3));
+            assert_eq!(report.source_dtype, "f32");
+        }
+    }
+
+    #[test]
+    fn the_same_model_converts_to_the_same_bytes() {
+        let tokens = vocab(&["a", "<|endoftext|>"]);
+        let once = |weights| {
+            let mut out = Vec::new();
+            convert(&tiny_whisper(2), &tokens, weights, &mut out).unwrap();
+            out
+        };
+        assert_eq!(once(Weights::Q8_0), once(Weights::Q8_0));
+        assert_ne!(once(Weights::Q8_0), once(Weights::F16));
+    }
+
+    fn refusal(model: &Ct2Model, tokens: &[&str]) -> ImportError {
+        match convert(model, &vocab(tokens), Weights::F16, &mut Vec::new()) {
+            Err(ConvertError::Import(e)) => e,
+            Err(ConvertError::Io(e)) => panic!("an I/O error instead of a refusal: {e}"),
+            Ok(_) => panic!("converted"),
+        }
+    }
+
+    #[test]
+    fn a_model_that_does_not_fit_whisper_is_refused_naming_what_is_wrong() {
+        let tokens = ["a", "<|endoftext|>"];
+        let mut other = tiny_whisper(2);
+        other.spec = "TransformerSpec".into();
+        assert!(
+            matches!(refusal(&other, &tokens), ImportError::NotWhisper { found } if found == "TransformerSpec")
+        );
+
+        let mut no_cross = tiny_whisper(2);
+        no_cross
+            .variables
+            .remove("decoder/layer_0/attention/linear_1/weight");
+        assert!(matches!(
+            refusal(&no_cross, &tokens),
+            ImportError::Missing { name } if name == "decoder/layer_0/attention/linear_1/weight"
+        ));
+
+        let mut no_layers = tiny_whisper(2);
+        no_layers
+            .variables
+            .retain(|name, _| !name.starts_with("encoder/layer_0/"));
+        assert!(matches!(
+            refusal(&no_layers, &tokens),
+            ImportError::Missing { .. }
+        ));
+
+        let mut flat = tiny_whisper(2);
+        flat.variables
+            .insert("encoder/conv1/weight".into(), floats(&[D, MELS]));
+        assert!(matches!(
+            refusal(&flat, &tokens),
+            ImportError::Shape { found, .. } if found == [D, MELS]
+        ));
+
+        let mut unscaled = tiny_whisper(2);
+        let ffn = unscaled
+            .variables
+            .get_mut("encoder/layer_0/ffn/linear_0/weight")
+            .unwrap();
+        ffn.dtype = DType::I8;
+        ffn.data.truncate(2 * D * D);
+        assert!(matches!(
+            refusal(&unscaled, &tokens),
+            ImportError::DType {
+                dtype: DType::I8,
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn a_vocabulary_that_does_not_fit_the_model_is_refused() {
+        let model = tiny_whisper(2);
+        for (tokens, says) in [
+            (&["a", "b"][..], "no <|endoftext|>"),
+            (
+                &["a", "b", "<|endoftext|>"][..],
+                "3 tokens for an embedding of 2 rows",
+            ),
+            (&["a b", "<|endoftext|>"][..], "not byte-level BPE"),
+        ] {
+            let e = refusal(&model, tokens);
+            assert!(matches!(e, ImportError::Vocab(_)), "{e}");
+            assert!(e.to_string().contains(says), "{e}");
+        }
+    }
+
+    #[test]
+    fn a_tokenizer_json_gives_its_tokens_by_id_added_tokens_included() {
+        let json = r#"{"model": {"vocab": {"b": 1, "a": 0}},
+            "added_tokens": [{"id": 2, "content": "<|endoftext|>"}]}"#;
+        assert_eq!(
+            vocabulary_from_tokenizer(json).unwrap(),
+            vocab(&["a", "b", "<|endoftext|>"])
+        );
+        let refused = |json: &str| vocabulary_from_tokenizer(json).unwrap_err();
+        assert!(matches!(
+            refused(r#"{"model": {"vocab": {"a": 0, "c": 2}}}"#),
+            TokenizerError::Gap(1)
+        ));
+        assert!(matches!(
+            refused(r#"{"model": {"vocab": {"a": "0"}}}"#),
+            TokenizerError::IdNotNumber
+        ));
+        assert!(matches!(
+            refused(r#"{"model": {"vocab": {"a": 9999999}}}"#),
+            TokenizerError::Implausible(_)
+        ));
+        assert!(matches!(
+            refused(r#"{"model": {}}"#),
+            TokenizerError::NoVocab
+        ));
+        assert!(matches!(refused("{"), TokenizerError::Json(_)));
     }
 }
