@@ -4,10 +4,10 @@
 use std::io;
 use std::panic::{self, AssertUnwindSafe};
 
-use symphonia::core::audio::SampleBuffer;
-use symphonia::core::codecs::{CODEC_TYPE_NULL, DecoderOptions};
+use symphonia::core::audio::{AudioBufferRef, SampleBuffer};
+use symphonia::core::codecs::{CODEC_TYPE_NULL, Decoder, DecoderOptions};
 use symphonia::core::errors::Error as SymError;
-use symphonia::core::formats::FormatOptions;
+use symphonia::core::formats::{FormatOptions, FormatReader};
 use symphonia::core::io::{MediaSource, MediaSourceStream};
 use symphonia::core::meta::MetadataOptions;
 use symphonia::core::probe::Hint;
@@ -94,56 +94,14 @@ fn decode_inner(
     ogg_cut: bool,
     mut tap: Option<Tap<'_>>,
 ) -> Result<Decoded, DecodeError> {
-    let mss = MediaSourceStream::new(source, Default::default());
-    let mut hint = Hint::new();
-    if let Some(ext) = extension {
-        hint.with_extension(ext);
-    }
-    let probed = symphonia::default::get_probe()
-        .format(
-            &hint,
-            mss,
-            &FormatOptions::default(),
-            &MetadataOptions::default(),
-        )
-        .map_err(|e| match e {
-            SymError::Unsupported(_) => DecodeError::Unrecognised,
-            SymError::IoError(e) if e.kind() == io::ErrorKind::UnexpectedEof => {
-                DecodeError::Unrecognised
-            }
-            e => DecodeError::Invalid(e.to_string()),
-        })?;
-    let mut format = probed.format;
-    let track = format
-        .tracks()
-        .iter()
-        .find(|t| t.codec_params.codec != CODEC_TYPE_NULL)
-        .ok_or(DecodeError::Empty)?;
-    let track_id = track.id;
-    let declared_rate = track.codec_params.sample_rate.unwrap_or(0);
-    let declared_ms = track
-        .codec_params
-        .n_frames
-        .filter(|_| declared_rate > 0)
-        .map(|n| n.saturating_mul(1000) / u64::from(declared_rate));
-    if let Some(n) = track.codec_params.n_frames
-        && over_cap(n, declared_rate, max_secs)
-    {
-        return Err(DecodeError::TooLong(declared_ms));
-    }
-    let mut decoder = symphonia::default::get_codecs()
-        .make(&track.codec_params, &DecoderOptions::default())
-        .map_err(|e| DecodeError::Invalid(format!("its codec is not supported ({e})")))?;
-    let mut channels = track.codec_params.channels.map_or(0, |c| c.count() as u16);
-    let track_frames = track.codec_params.n_frames;
+    let mut track = Track::open(source, extension, max_secs)?;
     let mut sink: Option<Sink> = None;
     let mut skipped = 0u64;
     let mut decoded_packets = 0u64;
     let mut damaged_tail = false;
-    let mut buf: Option<SampleBuffer<f32>> = None;
-    let mut mono: Vec<f32> = Vec::new();
+    let mut downmix = Downmix::default();
     loop {
-        let packet = match format.next_packet() {
+        let packet = match track.format.next_packet() {
             Ok(p) => p,
             Err(SymError::IoError(e)) if e.kind() == io::ErrorKind::UnexpectedEof => break,
             Err(SymError::ResetRequired) => break,
@@ -155,10 +113,10 @@ fn decode_inner(
             }
             Err(e) => return Err(DecodeError::Invalid(e.to_string())),
         };
-        if packet.track_id() != track_id {
+        if packet.track_id() != track.id {
             continue;
         }
-        let audio = match decoder.decode(&packet) {
+        let audio = match track.decoder.decode(&packet) {
             Ok(a) => a,
             Err(SymError::DecodeError(e)) => {
                 tracing::debug!(error = e, "skipping an undecodable packet");
@@ -172,51 +130,13 @@ fn decode_inner(
             Err(e) => return Err(DecodeError::Invalid(e.to_string())),
         };
         decoded_packets += 1;
-        let spec = *audio.spec();
-        if !(1000..=384_000).contains(&spec.rate) {
-            return Err(DecodeError::Invalid(format!(
-                "a sample rate of {} Hz",
-                spec.rate
-            )));
-        }
-        let sink = match &mut sink {
-            Some(s) if s.rate() != spec.rate => {
-                return Err(DecodeError::Invalid(format!(
-                    "its sample rate changes from {} to {} Hz",
-                    s.rate(),
-                    spec.rate
-                )));
-            }
-            Some(s) => s,
-            None => {
-                // The container's length counts at its declared rate, which is this one
-                // when it is stated at all.
-                let expected = track_frames.filter(|_| declared_rate == spec.rate);
-                sink.insert(
-                    Sink::new(spec.rate, max_secs, expected, tap.take()).map_err(from_sink)?,
-                )
-            }
-        };
-        let ch = spec.channels.count().max(1);
-        channels = ch as u16;
-        if buf
-            .as_ref()
-            .is_none_or(|b| b.capacity() < audio.capacity() * ch)
-        {
-            buf = Some(SampleBuffer::new(audio.capacity() as u64, spec));
-        }
-        let b = buf.as_mut().expect("made above");
-        b.copy_interleaved_ref(audio);
-        mono.clear();
-        mono.extend(b.samples().chunks_exact(ch).map(|c| {
-            let s = c.iter().sum::<f32>() / ch as f32;
-            if s.is_finite() {
-                s.clamp(-1.0, 1.0)
-            } else {
-                0.0
-            }
-        }));
-        sink.push(&mono).map_err(from_sink)?;
+        let rate = audio.spec().rate;
+        // The container's length counts at its declared rate, which is this one when it
+        // is stated at all.
+        let expected = track.frames.filter(|_| track.declared_rate == rate);
+        let sink = sink_at(&mut sink, rate, max_secs, expected, &mut tap)?;
+        track.channels = audio.spec().channels.count().max(1) as u16;
+        sink.push(downmix.mono(audio)).map_err(from_sink)?;
     }
     if decoded_packets == 0 && skipped > 0 {
         return Err(DecodeError::Invalid(format!(
@@ -226,29 +146,165 @@ fn decode_inner(
     let Some(sink) = sink.filter(|s| !s.is_empty()) else {
         return Err(DecodeError::Empty);
     };
-    let at_ms = sink.elapsed_ms();
-    let short_of_declared = declared_ms.is_some_and(|d| at_ms + LENGTH_SLACK_MS < d);
-    let cut_short = if ogg_cut {
-        // symphonia takes an Ogg stream's length from its last page, which in a cut file
-        // is wherever the cut fell: it says nothing true about the length.
-        Some(CutShort {
-            at_ms,
-            expected_ms: None,
-        })
-    } else {
-        (damaged_tail || short_of_declared).then_some(CutShort {
-            at_ms,
-            expected_ms: declared_ms,
-        })
-    };
+    let cut_short = track.cut_short(sink.elapsed_ms(), ogg_cut, damaged_tail);
     let rate = sink.rate();
     Ok(Decoded {
         samples: sink.finish().map_err(from_sink)?,
         rate,
-        channels,
+        channels: track.channels,
         skipped_packets: skipped,
         cut_short,
     })
+}
+
+/// The first audio track of a probed stream, its decoder, and what its container declares.
+struct Track {
+    format: Box<dyn FormatReader>,
+    decoder: Box<dyn Decoder>,
+    id: u32,
+    declared_rate: u32,
+    declared_ms: Option<u64>,
+    frames: Option<u64>,
+    /// The declared count until a packet decodes, then the decoded one.
+    channels: u16,
+}
+
+impl Track {
+    /// Probes `source` and opens its first audio track; refuses one declared longer than
+    /// `max_secs` before decoding anything.
+    fn open(
+        source: Box<dyn MediaSource>,
+        extension: Option<&str>,
+        max_secs: u64,
+    ) -> Result<Track, DecodeError> {
+        let mss = MediaSourceStream::new(source, Default::default());
+        let mut hint = Hint::new();
+        if let Some(ext) = extension {
+            hint.with_extension(ext);
+        }
+        let probed = symphonia::default::get_probe()
+            .format(
+                &hint,
+                mss,
+                &FormatOptions::default(),
+                &MetadataOptions::default(),
+            )
+            .map_err(|e| match e {
+                SymError::Unsupported(_) => DecodeError::Unrecognised,
+                SymError::IoError(e) if e.kind() == io::ErrorKind::UnexpectedEof => {
+                    DecodeError::Unrecognised
+                }
+                e => DecodeError::Invalid(e.to_string()),
+            })?;
+        let format = probed.format;
+        let track = format
+            .tracks()
+            .iter()
+            .find(|t| t.codec_params.codec != CODEC_TYPE_NULL)
+            .ok_or(DecodeError::Empty)?;
+        let params = &track.codec_params;
+        let declared_rate = params.sample_rate.unwrap_or(0);
+        let declared_ms = params
+            .n_frames
+            .filter(|_| declared_rate > 0)
+            .map(|n| n.saturating_mul(1000) / u64::from(declared_rate));
+        if let Some(n) = params.n_frames
+            && over_cap(n, declared_rate, max_secs)
+        {
+            return Err(DecodeError::TooLong(declared_ms));
+        }
+        let decoder = symphonia::default::get_codecs()
+            .make(params, &DecoderOptions::default())
+            .map_err(|e| DecodeError::Invalid(format!("its codec is not supported ({e})")))?;
+        Ok(Track {
+            id: track.id,
+            declared_rate,
+            declared_ms,
+            frames: params.n_frames,
+            channels: params.channels.map_or(0, |c| c.count() as u16),
+            decoder,
+            format,
+        })
+    }
+
+    /// Where decoding stopped short of the stream's end, if it did: after a damaged tail,
+    /// or short of the declared length.
+    fn cut_short(&self, at_ms: u64, ogg_cut: bool, damaged_tail: bool) -> Option<CutShort> {
+        if ogg_cut {
+            // symphonia takes an Ogg stream's length from its last page, which in a cut file
+            // is wherever the cut fell: it says nothing true about the length.
+            return Some(CutShort {
+                at_ms,
+                expected_ms: None,
+            });
+        }
+        let short_of_declared = self
+            .declared_ms
+            .is_some_and(|d| at_ms + LENGTH_SLACK_MS < d);
+        (damaged_tail || short_of_declared).then_some(CutShort {
+            at_ms,
+            expected_ms: self.declared_ms,
+        })
+    }
+}
+
+/// The sink for a packet at `rate`: made at the first packet (taking `tap`, expecting
+/// `expected` frames), the same one after; a rate outside 1-384 kHz or one that changes
+/// is refused.
+fn sink_at<'s, 't>(
+    sink: &'s mut Option<Sink<'t>>,
+    rate: u32,
+    max_secs: u64,
+    expected: Option<u64>,
+    tap: &mut Option<Tap<'t>>,
+) -> Result<&'s mut Sink<'t>, DecodeError> {
+    if !(1000..=384_000).contains(&rate) {
+        return Err(DecodeError::Invalid(format!("a sample rate of {rate} Hz")));
+    }
+    match sink {
+        Some(s) if s.rate() != rate => Err(DecodeError::Invalid(format!(
+            "its sample rate changes from {} to {rate} Hz",
+            s.rate()
+        ))),
+        Some(s) => Ok(s),
+        None => {
+            Ok(sink.insert(Sink::new(rate, max_secs, expected, tap.take()).map_err(from_sink)?))
+        }
+    }
+}
+
+/// Mixes decoded packets down to one channel in -1..1 (a sample that is not finite
+/// becomes silence), reusing its buffers from packet to packet.
+#[derive(Default)]
+struct Downmix {
+    interleaved: Option<SampleBuffer<f32>>,
+    mono: Vec<f32>,
+}
+
+impl Downmix {
+    fn mono(&mut self, audio: AudioBufferRef<'_>) -> &[f32] {
+        let spec = *audio.spec();
+        let ch = spec.channels.count().max(1);
+        if self
+            .interleaved
+            .as_ref()
+            .is_none_or(|b| b.capacity() < audio.capacity() * ch)
+        {
+            self.interleaved = Some(SampleBuffer::new(audio.capacity() as u64, spec));
+        }
+        let b = self.interleaved.as_mut().expect("made above");
+        b.copy_interleaved_ref(audio);
+        self.mono.clear();
+        self.mono.extend(b.samples().chunks_exact(ch).map(|c| {
+            let s = c.iter().sum::<f32>() / ch as f32;
+            if s.is_finite() {
+                s.clamp(-1.0, 1.0)
+            } else {
+                0.0
+            }
+        }));
+        &self.mono
+    }
 }
 
 /// The longest Ogg page: header, a 255-entry segment table, 255 segments of 255 bytes.
