@@ -481,7 +481,7 @@ macos)
   # CoreAudio's process taps (AudioHardwareCreateProcessTap), which older macOS lacks.
   export MACOSX_DEPLOYMENT_TARGET=14.2 ZIG_TARGET=aarch64-macos.14.2-none
   export CARGO_TARGET_AARCH64_APPLE_DARWIN_LINKER="$PWD/packaging/macos/zig-clang"
-  cargo-zigbuild clippy --locked -p yazses --target aarch64-apple-darwin --lib --bins --tests -- -D warnings
+  cargo-zigbuild clippy --locked -p yazses -p yazses-desktop --target aarch64-apple-darwin --lib --bins --tests -- -D warnings
   stubs="$PWD/packaging/macos/stubs"
   log=$(mktemp)
   trap 'rm -f "$log"' EXIT
@@ -731,7 +731,7 @@ windows)
   # (release: the build's whisper.cpp is reused). The examples measure CPU time with POSIX
   # clocks and are left out.
   # shellcheck disable=SC2086
-  env $win_ggml cargo clippy --release --locked -p yazses --target x86_64-pc-windows-gnu --lib --bins --tests -- -D warnings
+  env $win_ggml cargo clippy --release --locked -p yazses -p yazses-desktop --target x86_64-pc-windows-gnu --lib --bins --tests -- -D warnings
   cp README.md docs/platforms.md "$out/"
   (cd dist && python3 -m zipfile -c yazses-x86_64-windows.zip yazses-x86_64-windows)
   # The Linux build, to compare with (the quick start has built it already in CI).
@@ -756,7 +756,7 @@ windows)
   echo "-- under Wine: $version"
   # shellcheck disable=SC2086
   env $win_ggml CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER="$wine64" \
-    cargo test --release --locked -p yazses --target x86_64-pc-windows-gnu --lib
+    cargo test --release --locked -p yazses -p yazses-desktop --target x86_64-pc-windows-gnu --lib
   for wav in fixtures/speech/hello.wav "$JFK"; do
     native=$("$linux" transcribe --model "$model" "$wav")
     wine=$("$wine_dir/yazses" transcribe --model "$model" "$wav")

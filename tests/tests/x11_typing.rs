@@ -4,8 +4,8 @@
 
 use std::time::Duration;
 
-use yazses::dictate::deliver::Deliver;
-use yazses::platform::desktop::output::X11Typer;
+use yazses_desktop::Deliver;
+use yazses_desktop::linux::output::X11Typer;
 use yazses_tests::scratch;
 use yazses_tests::x11::{Xvfb, wait_for_text};
 
@@ -61,7 +61,7 @@ fn more_distinct_characters_than_spare_keys_arrive_in_order() {
 #[test]
 fn paste_puts_the_text_in_and_gives_the_clipboard_back() {
     use std::io::Write;
-    use yazses::platform::desktop::paste::X11Paster;
+    use yazses_desktop::linux::paste::X11Paster;
 
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let x = Xvfb::start();

@@ -10,11 +10,11 @@ use super::print;
 use crate::config::{self, OutputKind, Trigger};
 use crate::coord::Coordinator;
 use crate::dictate::control::{self, Command};
-use crate::dictate::deliver::{Deliver, Stdout};
 use crate::dictate::{Dictation, single_instance};
 use crate::model;
-use crate::platform::desktop;
 use crate::transcribe::{Engine, Options};
+use yazses_desktop as desktop;
+use yazses_desktop::deliver::{Deliver, Stdout};
 
 /// `yazses dictate`.
 #[derive(Debug, Args)]

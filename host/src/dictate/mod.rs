@@ -5,19 +5,14 @@
 //!
 //! - [`control`]: the channel that `yazses dictate toggle|start|stop` talks to (a Unix
 //!   socket, or a named pipe on Windows: [`crate::platform`]).
-//! - [`deliver`]: what every output is ([`deliver::Deliver`]), and stdout.
-//! - [`chord`]: how `[dictate] hotkey` is spelled, on every desktop.
 //!
-//! The desktop side (the typers, the clipboard paste, the hotkey) differs per system and
-//! lives in [`crate::platform::desktop`].
+//! The desktop side (what every output is, the typers, the clipboard paste, the hotkey and
+//! its spelling) differs per system and lives in the `yazses-desktop` crate.
 //!
 //! One dictation process per user: `dictate.lock` in the runtime dir is held for the
 //! process's life (the kernel drops it on exit), with its pid in `dictate.pid`.
 
-pub mod chord;
 pub mod control;
-pub mod deliver;
-pub mod hotkey;
 
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -33,8 +28,7 @@ use crate::source::{FrameSource, SourceError};
 use crate::transcribe::{Options, Transcriber};
 use crate::turn::signals::Loader;
 use control::Command;
-use deliver::Deliver;
-use deliver::DeliverError;
+use yazses_desktop::{Deliver, DeliverError};
 
 /// How one dictation went.
 #[derive(Clone, Debug, PartialEq, Eq)]

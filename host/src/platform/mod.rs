@@ -15,7 +15,6 @@
 //! - what asks the server to stop (signals; Ctrl+C and the console closing on Windows);
 //! - the dictation control channel: a Unix socket, mode 0600, each peer's user id
 //!   checked; a named pipe on Windows;
-//! - [`desktop`]: typing, the clipboard paste and the hotkey of a dictation;
 //! - whether the system lets this process record (macOS's Microphone permission).
 
 #[cfg(unix)]
@@ -25,25 +24,11 @@ pub(crate) use unix::*;
 
 #[cfg(windows)]
 mod windows;
-
-#[cfg(any(windows, target_os = "macos"))]
-mod hotkey_thread;
 #[cfg(windows)]
 pub(crate) use windows::*;
 
-/// The desktop of a dictation: the typer, the paster and the hotkey, each with the same
-/// names on every system (`typer()`, `paster()`, `Listener::{bind, next_press, describe}`).
-#[cfg(all(unix, not(target_os = "macos")))]
-pub use unix::desktop;
-/// The desktop of a dictation: the typer, the paster and the hotkey, each with the same
-/// names on every system (`typer()`, `paster()`, `Listener::{bind, next_press, describe}`).
-#[cfg(windows)]
-pub use windows::desktop;
 #[cfg(target_os = "macos")]
 mod macos;
-/// The desktop of a dictation on macOS: typing, paste and the hotkey (built, never run).
-#[cfg(target_os = "macos")]
-pub use macos::desktop;
 #[cfg(target_os = "macos")]
 pub(crate) use macos::microphone::allowed as microphone_allowed;
 

@@ -258,40 +258,8 @@ impl Run<'_> {
         let fed = samples.len();
         let start_ms = w.start_ms();
         let end_ms = start_ms + fed as u64 * 1000 / rate;
-        let started = std::time::Instant::now();
-        let bound = Bound::new(started, end_ms - start_ms);
         let heard = (w, &samples[..], (start_ms, end_ms), rest_until_ms);
-        let first = params::Reading {
-            temperatures: fallback::FIRST,
-            until: None,
-        };
-        let mut kept = self
-            .read(heard, one_step, first)?
-            .expect("a reading without a time limit is not stopped by one");
-        if let Some(poor) = kept.judged.poor() {
-            let now = std::time::Instant::now();
-            if bound.allows_again(now, now - started) {
-                tracing::debug!(start_ms, ?poor, "a poor reading of a window is read again");
-                let again = params::Reading {
-                    temperatures: fallback::AGAIN,
-                    until: Some(bound.until),
-                };
-                match self.read(heard, one_step, again)? {
-                    Some(read) if read.judged.keep_over(&kept.judged) => kept = read,
-                    Some(_) => tracing::debug!(start_ms, "the first reading was the better"),
-                    None => tracing::debug!(
-                        start_ms,
-                        "the bound stopped reading a window again; the first reading is kept"
-                    ),
-                }
-            } else {
-                tracing::debug!(
-                    start_ms,
-                    ?poor,
-                    "a poor reading of a window is kept: the bound leaves no time to read it again"
-                );
-            }
-        }
+        let kept = self.read_best(heard, one_step)?;
         let Read {
             mut pieces,
             more_steps,
@@ -321,6 +289,47 @@ impl Run<'_> {
             step.take(p, before);
         }
         Ok(step)
+    }
+
+    /// Reads a window once and, when the reading is poor and the window's [`Bound`] leaves
+    /// time, once more from a higher temperature: the better reading of the two.
+    fn read_best(&mut self, heard: Heard<'_>, one_step: bool) -> Result<Read, TranscribeError> {
+        let (start_ms, end_ms) = heard.2;
+        let started = std::time::Instant::now();
+        let bound = Bound::new(started, end_ms - start_ms);
+        let first = params::Reading {
+            temperatures: fallback::FIRST,
+            until: None,
+        };
+        let mut kept = self
+            .read(heard, one_step, first)?
+            .expect("a reading without a time limit is not stopped by one");
+        let Some(poor) = kept.judged.poor() else {
+            return Ok(kept);
+        };
+        let now = std::time::Instant::now();
+        if !bound.allows_again(now, now - started) {
+            tracing::debug!(
+                start_ms,
+                ?poor,
+                "a poor reading of a window is kept: the bound leaves no time to read it again"
+            );
+            return Ok(kept);
+        }
+        tracing::debug!(start_ms, ?poor, "a poor reading of a window is read again");
+        let again = params::Reading {
+            temperatures: fallback::AGAIN,
+            until: Some(bound.until),
+        };
+        match self.read(heard, one_step, again)? {
+            Some(read) if read.judged.keep_over(&kept.judged) => kept = read,
+            Some(_) => tracing::debug!(start_ms, "the first reading was the better"),
+            None => tracing::debug!(
+                start_ms,
+                "the bound stopped reading a window again; the first reading is kept"
+            ),
+        }
+        Ok(kept)
     }
 
     /// One whisper call over a window's audio (`samples`, from `start_ms` to `end_ms`) at

@@ -1,6 +1,3 @@
-//! What macOS needs beyond the POSIX side in `unix/`: the desktop of a dictation, and the
-//! Microphone permission.
+//! What macOS needs beyond the POSIX side in `unix/`: the Microphone permission.
 
-pub mod desktop;
-mod hotkey;
 pub mod microphone;

@@ -1,7 +1,5 @@
 //! The Unix side of [`crate::platform`].
 
-#[cfg(not(target_os = "macos"))]
-pub mod desktop;
 mod peer;
 
 use std::fs::{File, Metadata};

@@ -5,8 +5,6 @@
 // Win32 is C: handles, out-pointers and structures filled by the callee.
 #![allow(unsafe_code)]
 
-pub mod desktop;
-
 use std::fs::{File, Metadata};
 use std::io::{self, Read, Write};
 use std::os::windows::io::{AsHandle, AsRawHandle, FromRawHandle, OwnedHandle};

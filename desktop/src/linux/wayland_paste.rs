@@ -14,7 +14,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use super::installed;
-use crate::dictate::deliver::{Deliver, DeliverError};
+use crate::deliver::{Deliver, DeliverError};
 
 /// How long the focused program has to take the text after the keystroke.
 const TAKE_WITHIN: Duration = Duration::from_secs(2);

@@ -12,7 +12,7 @@ use std::sync::mpsc;
 use ashpd::desktop::global_shortcuts::{GlobalShortcuts, NewShortcut};
 use futures_util::StreamExt;
 
-use crate::dictate::hotkey::HotkeyError;
+use crate::hotkey::HotkeyError;
 
 /// The shortcut's id in the portal session; the desktop keeps the user's choice under it.
 pub const SHORTCUT_ID: &str = "dictate-toggle";

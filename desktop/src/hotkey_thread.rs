@@ -4,7 +4,7 @@
 
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 
-use crate::dictate::hotkey::HotkeyError;
+use crate::hotkey::HotkeyError;
 
 /// The presses a hotkey thread passes on.
 #[derive(Debug)]

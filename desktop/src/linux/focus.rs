@@ -11,7 +11,7 @@ use x11rb::errors::ReplyError;
 use x11rb::protocol::ErrorKind;
 use x11rb::protocol::xproto::{ConnectionExt as _, Window};
 
-use crate::dictate::deliver::DeliverError;
+use crate::deliver::DeliverError;
 
 /// The focus when the dictation began; `None` when no window had it (the focus follows the
 /// pointer, or nothing is focused), and then nothing is checked.

@@ -11,9 +11,9 @@ use std::ffi::c_void;
 use std::sync::atomic::{AtomicPtr, Ordering};
 use std::sync::mpsc::SyncSender;
 
-use crate::dictate::chord::{Chord, keysym};
-use crate::dictate::hotkey::HotkeyError;
-use crate::platform::hotkey_thread::Presses;
+use crate::chord::{Chord, keysym};
+use crate::hotkey::HotkeyError;
+use crate::hotkey_thread::Presses;
 
 /// `kCGSessionEventTap`: events as they reach the user's session.
 const SESSION_TAP: u32 = 1;

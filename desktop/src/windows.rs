@@ -9,6 +9,9 @@
 //! Windows does not let a program type into a window of a higher integrity level (one run
 //! as administrator); such a window gets nothing.
 
+// Win32 is C: handles, out-pointers and structures filled by the callee.
+#![allow(unsafe_code)]
+
 use std::time::Duration;
 
 use windows_sys::Win32::Foundation::HANDLE;
@@ -23,10 +26,10 @@ use windows_sys::Win32::UI::Input::KeyboardAndMouse::{
 };
 use windows_sys::Win32::UI::WindowsAndMessaging::{GetMessageW, MSG, WM_HOTKEY};
 
-use crate::dictate::chord::{Chord, keysym};
-use crate::dictate::deliver::{Deliver, DeliverError};
-use crate::dictate::hotkey::HotkeyError;
-use crate::platform::hotkey_thread::Presses;
+use crate::chord::{Chord, keysym};
+use crate::deliver::{Deliver, DeliverError};
+use crate::hotkey::HotkeyError;
+use crate::hotkey_thread::Presses;
 
 /// `CF_UNICODETEXT`: UTF-16 text, NUL-terminated.
 const UNICODE_TEXT: u32 = 13;

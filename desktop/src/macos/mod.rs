@@ -8,11 +8,13 @@
 //!   pasteboard's earlier text put back unless another program wrote to it meanwhile (other
 //!   kinds of content on it are not kept). Command-V is the V key of a US layout carrying
 //!   the text "v"; a layout that puts another letter there (Dvorak) may not paste.
-//! - The hotkey: a listen-only event tap (`super::hotkey`).
+//! - The hotkey: a listen-only event tap ([`hotkey`]).
 //!
 //! Secure input (a password field, or a terminal with "Secure Keyboard Entry" on) drops
 //! posted events without a word: nothing is typed there.
 #![allow(unsafe_code)]
+
+mod hotkey;
 
 use std::ffi::c_void;
 use std::time::Duration;
@@ -20,8 +22,8 @@ use std::time::Duration;
 use objc2_app_kit::{NSPasteboard, NSPasteboardTypeString};
 use objc2_foundation::NSString;
 
-use super::hotkey::COMMAND;
-use crate::dictate::deliver::{Deliver, DeliverError};
+use crate::deliver::{Deliver, DeliverError};
+use hotkey::COMMAND;
 
 /// The most UTF-16 units one event carries (`CGEventKeyboardSetUnicodeString` takes no more
 /// than 20).
@@ -206,7 +208,7 @@ impl Deliver for Paster {
     }
 }
 
-pub use super::hotkey::Listener;
+pub use hotkey::Listener;
 
 #[cfg(test)]
 mod tests {

@@ -23,7 +23,7 @@ use x11rb::rust_connection::RustConnection;
 use x11rb::wrapper::ConnectionExt as _;
 
 use super::keymap::Keymap;
-use crate::dictate::deliver::{Deliver, DeliverError};
+use crate::deliver::{Deliver, DeliverError};
 
 /// The atoms the clipboard needs.
 #[derive(Clone, Copy, Debug)]

@@ -1,5 +1,5 @@
 //! The spelling of `[dictate] hotkey`, the same on every desktop: modifiers and one key,
-//! such as `ctrl+alt+space`. Each desktop in [`crate::platform::desktop`] turns a
+//! such as `ctrl+alt+space`. Each desktop in this crate turns a
 //! [`Chord`] into its own key codes.
 
 /// The modifiers a chord holds.

@@ -13,8 +13,8 @@ use x11rb::protocol::xproto::{ConnectionExt as _, GrabMode, Keycode, ModMask};
 
 use super::keymap::Keymap;
 use super::session::Desktop;
-use crate::dictate::chord::{Chord, ChordError, keysym};
-use crate::dictate::hotkey::HotkeyError;
+use crate::chord::{Chord, ChordError, keysym};
+use crate::hotkey::HotkeyError;
 
 /// A parsed hotkey: modifiers and a keysym.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

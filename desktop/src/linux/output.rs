@@ -24,7 +24,7 @@ use super::focus::Aim;
 use super::installed;
 use super::keymap::Keymap;
 use super::session::Desktop;
-pub use crate::dictate::deliver::{Deliver, DeliverError, Stdout};
+use crate::deliver::{Deliver, DeliverError};
 
 /// The typer for this session: X11 when `DISPLAY` is set and no Wayland compositor is,
 /// else `wtype` or `ydotool` on Wayland. Fails at once, naming what to install.
