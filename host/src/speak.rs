@@ -136,17 +136,8 @@ pub fn command_line(configured: &[String], text: &str) -> Result<Vec<String>, Sp
 fn default_command() -> Option<Vec<String>> {
     crate::platform::SPEECH_COMMANDS
         .iter()
-        .find(|c| on_path(c[0]))
+        .find(|c| crate::platform::on_path(c[0]))
         .map(|c| c.iter().map(|s| (*s).to_owned()).collect())
-}
-
-fn on_path(program: &str) -> bool {
-    std::env::var_os("PATH").is_some_and(|paths| {
-        std::env::split_paths(&paths).any(|dir| {
-            let p = dir.join(program);
-            p.is_file() || p.with_extension("exe").is_file()
-        })
-    })
 }
 
 /// `text` without what could rewrite or spoof a terminal or confuse a voice: control

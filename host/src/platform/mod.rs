@@ -40,6 +40,16 @@ pub(crate) fn microphone_allowed() -> Result<(), Denied> {
     Ok(())
 }
 
+/// Whether `program` is a file in a directory on the `PATH`, as itself or with `.exe`.
+pub(crate) fn on_path(program: &str) -> bool {
+    std::env::var_os("PATH").is_some_and(|paths| {
+        std::env::split_paths(&paths).any(|dir| {
+            let p = dir.join(program);
+            p.is_file() || p.with_extension("exe").is_file()
+        })
+    })
+}
+
 /// The system does not let this process record; the text says where to allow it.
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
