@@ -1,6 +1,6 @@
 //! `yazses`: the hosted runner around [`yazses_core`].
 //!
-//! - [`audio`]: audio files into 16 kHz mono `i16`.
+//! - [`audio`]: audio files into 16 kHz mono `i16` (the `yazses-audio` crate).
 //! - [`analysis`]: the detector and the end-of-speech policy over a recording
 //!   (`yazses vad`).
 //! - [`plot`]: a picture of an analysis (`yazses vad --plot`).
@@ -34,7 +34,7 @@
 
 pub mod analysis;
 pub mod ask;
-pub mod audio;
+pub use yazses_audio as audio;
 pub mod capture;
 pub mod cli;
 pub mod config;

@@ -9,7 +9,7 @@ mod transcribe;
 mod vad;
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
@@ -21,7 +21,20 @@ pub use status::StatusArgs;
 pub use transcribe::{Format, TranscribeArgs};
 pub use vad::VadArgs;
 
+use crate::audio::{AudioError, Input, Limits};
 use crate::config;
+
+/// The audio a command's file argument names: `-` is standard input, a pipe or socket is
+/// read whole, anything else is a file (checked when it is decoded).
+fn audio_input(arg: &Path, limits: &Limits) -> Result<Input, AudioError> {
+    if arg == Path::new("-") {
+        return Input::stdin(limits);
+    }
+    match std::fs::metadata(arg) {
+        Ok(meta) if crate::platform::is_stream(&meta) => Input::stream_at(arg, limits),
+        _ => Ok(Input::File(arg.to_owned())),
+    }
+}
 
 /// Voice input for people and AI agents.
 #[derive(Debug, Parser)]

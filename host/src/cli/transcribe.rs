@@ -110,7 +110,7 @@ pub(super) fn run(args: TranscribeArgs, config: &config::Config) -> anyhow::Resu
     for (file, target) in args.files.iter().zip(&targets) {
         let bar = progress_bar(file);
         let ticker = bar.clone();
-        let result = audio::Input::from_arg(file, &options.limits)
+        let result = super::audio_input(file, &options.limits)
             .map_err(TranscribeError::from)
             .and_then(|input| {
                 transcribe::transcribe_input(&engine, input, &options, move |p| {

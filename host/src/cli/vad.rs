@@ -50,7 +50,7 @@ pub(super) fn run(args: VadArgs) -> anyhow::Result<()> {
         plot::check_target(out)?;
     }
     let limits = audio::Limits::default();
-    let audio = audio::Input::from_arg(&args.file, &limits)?.read(&limits)?;
+    let audio = super::audio_input(&args.file, &limits)?.read(&limits)?;
     let endpoint = EndpointConfig {
         end_silence: Duration::from_millis(args.end_silence_ms),
         no_speech: Duration::from_millis(args.no_speech_ms),

@@ -244,38 +244,35 @@ pub enum Input {
 const STDIN_NAME: &str = "standard input";
 
 impl Input {
-    /// The input `arg` names: `-` is standard input, a pipe is read whole, anything else
-    /// is a file (checked when it is decoded).
-    pub fn from_arg(arg: &Path, limits: &Limits) -> Result<Input, AudioError> {
-        if arg == Path::new("-") {
-            let name = PathBuf::from(STDIN_NAME);
-            let stdin = io::stdin();
-            if io::IsTerminal::is_terminal(&stdin) {
-                return Err(AudioError::Io {
-                    path: name,
-                    source: io::Error::other(
-                        "it is a terminal, not audio; pipe a recording in (`ffmpeg -i talk.m4a -f wav - | yazses transcribe -`)",
-                    ),
-                });
-            }
-            let bytes = read_stream(stdin.lock(), &name, limits)?;
-            return Ok(Input::Read { name, bytes });
+    /// Standard input, read whole now; a terminal is refused, since it is not audio.
+    pub fn stdin(limits: &Limits) -> Result<Input, AudioError> {
+        let name = PathBuf::from(STDIN_NAME);
+        let stdin = io::stdin();
+        if io::IsTerminal::is_terminal(&stdin) {
+            return Err(AudioError::Io {
+                path: name,
+                source: io::Error::other(
+                    "it is a terminal, not audio; pipe a recording in (`ffmpeg -i talk.m4a -f wav - | yazses transcribe -`)",
+                ),
+            });
         }
-        match fs::metadata(arg) {
-            Ok(meta) if crate::platform::is_stream(&meta) => {
-                let io_err = |source| AudioError::Io {
-                    path: arg.to_owned(),
-                    source,
-                };
-                let file = fs::File::open(arg).map_err(io_err)?;
-                let bytes = read_stream(file, arg, limits)?;
-                Ok(Input::Read {
-                    name: arg.to_owned(),
-                    bytes,
-                })
-            }
-            _ => Ok(Input::File(arg.to_owned())),
-        }
+        let bytes = read_stream(stdin.lock(), &name, limits)?;
+        Ok(Input::Read { name, bytes })
+    }
+
+    /// The pipe or socket at `path` (a FIFO, a shell's `<(...)`), read whole now: a stream
+    /// has no length to check before it is decoded.
+    pub fn stream_at(path: &Path, limits: &Limits) -> Result<Input, AudioError> {
+        let io_err = |source| AudioError::Io {
+            path: path.to_owned(),
+            source,
+        };
+        let file = fs::File::open(path).map_err(io_err)?;
+        let bytes = read_stream(file, path, limits)?;
+        Ok(Input::Read {
+            name: path.to_owned(),
+            bytes,
+        })
     }
 
     /// Decodes it whole, as [`read`] does a file.
