@@ -27,7 +27,7 @@ job_windows() {
   # (release: the build's whisper.cpp is reused). The examples measure CPU time with POSIX
   # clocks and are left out.
   # shellcheck disable=SC2086
-  env $win_ggml cargo clippy --release --locked -p yazses -p yazses-desktop -p yazses-audio --target x86_64-pc-windows-gnu --lib --bins --tests -- -D warnings
+  env $win_ggml cargo clippy --release --locked -p yazses -p yazses-desktop -p yazses-audio -p yazses-transcribe --target x86_64-pc-windows-gnu --lib --bins --tests -- -D warnings
   cp README.md docs/platforms.md "$out/"
   (cd dist && python3 -m zipfile -c yazses-x86_64-windows.zip yazses-x86_64-windows)
   # The Linux build, to compare with (the quick start has built it already in CI).
@@ -52,7 +52,7 @@ job_windows() {
   echo "-- under Wine: $version"
   # shellcheck disable=SC2086
   env $win_ggml CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER="$wine64" \
-    cargo test --release --locked -p yazses -p yazses-desktop -p yazses-audio --target x86_64-pc-windows-gnu --lib
+    cargo test --release --locked -p yazses -p yazses-desktop -p yazses-audio -p yazses-transcribe --target x86_64-pc-windows-gnu --lib
   # The checks every build passes (tests/tests/any_build.rs), on this one: the Linux build's
   # words for two recordings, the golden detector reports, the same file captures to the
   # millisecond, bad files refused in words.

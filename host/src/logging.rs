@@ -29,23 +29,11 @@ pub fn content_allowed() -> bool {
     std::env::var_os("YAZSES_LOG_CONTENT").is_some_and(|v| v == "1")
 }
 
-std::thread_local! {
-    /// Set on a whisper worker while its run is being cancelled.
-    static CANCELLING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
-
-/// Marks this thread's whisper run as being stopped on purpose (or not), cancelled or at
-/// its time limit: whisper.cpp then reports the abort it was asked for as an error
-/// ("failed to encode"), which it is not, so those lines are dropped.
-pub fn cancelling(on: bool) {
-    CANCELLING.with(|c| c.set(on));
-}
-
 /// Whether an event is whisper.cpp reporting, as an error, a cancellation we asked for.
 fn cancellation_noise(target: &str, level: &Level) -> bool {
     *level == Level::ERROR
         && target == "whisper_rs::whisper_logging_hook"
-        && CANCELLING.with(std::cell::Cell::get)
+        && yazses_transcribe::cancellation::is_cancelling()
 }
 
 /// Tells the person running yazses of something they should fix, in the same form as the

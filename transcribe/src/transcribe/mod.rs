@@ -414,7 +414,7 @@ impl Model {
 /// Whisper's code and name for `requested`, given as either (`de`, `German`), in any case.
 /// Looked up in whisper's own table rather than asked of `whisper_lang_id`, which logs an
 /// unknown name on stderr and cannot take a NUL byte.
-pub(crate) fn language_named(requested: &str) -> Option<(&'static str, &'static str)> {
+pub fn language_named(requested: &str) -> Option<(&'static str, &'static str)> {
     let wanted = requested.to_lowercase();
     (0..=whisper_rs::get_lang_max_id()).find_map(|id| {
         let code = whisper_rs::get_lang_str(id)?;
@@ -433,7 +433,7 @@ pub struct Said {
 }
 
 impl Engine {
-    /// Transcribes a capture: the 16 kHz mono samples [`crate::capture::listen`] keeps.
+    /// Transcribes a capture: the 16 kHz mono samples `yazses::capture::listen` keeps.
     pub fn transcribe_capture(
         &self,
         samples: Vec<i16>,

@@ -79,7 +79,7 @@ pub(super) fn params<'a>(
     if !prompt.is_empty() {
         params.set_tokens(prompt);
     }
-    crate::logging::cancelling(false);
+    crate::cancellation::cancelling(false);
     if options.cancel.is_some() || reading.until.is_some() {
         params.set_abort_callback_safe(abort_when(options.cancel.clone(), reading.until));
     }
@@ -116,7 +116,7 @@ fn abort_when(cancel: Option<Arc<AtomicBool>>, until: Option<Instant>) -> Box<dy
         let stop = cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed))
             || until.is_some_and(|t| Instant::now() >= t);
         if stop {
-            crate::logging::cancelling(true);
+            crate::cancellation::cancelling(true);
         }
         stop
     })

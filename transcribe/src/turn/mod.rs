@@ -5,7 +5,7 @@
 //! every frame it is told where the last speech ended and what time it is, and answers
 //! [`Step::Listen`], [`Step::Begin`] (start reading the signals, at [`PREFETCH_MS`] of
 //! silence), [`Step::Check`] (their verdict is needed now) or [`Step::Stop`]. The driver
-//! ([`crate::capture::listen_with`]) runs the [`Signals`] and hands back a
+//! (`yazses::capture::listen_with`) runs the [`Signals`] and hands back a
 //! [`Judgement`]. The signals read the audio up to the begin point, and the verdict is
 //! applied at the check point, whatever the wall clock says: a file played faster than
 //! real time gets the same decisions as a live microphone (whose frames wait in the

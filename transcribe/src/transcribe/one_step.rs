@@ -33,7 +33,7 @@ impl OneStep {
             params.set_start_encoder_callback(Some(first_only));
             params.set_start_encoder_callback_user_data(starts.cast_mut().cast::<c_void>());
         }
-        crate::logging::cancelling(false);
+        crate::cancellation::cancelling(false);
     }
 
     /// How many encoder runs whisper asked for in the call (the first allowed, the rest
@@ -45,7 +45,7 @@ impl OneStep {
 
 impl Drop for OneStep {
     fn drop(&mut self) {
-        crate::logging::cancelling(false);
+        crate::cancellation::cancelling(false);
     }
 }
 
@@ -61,7 +61,7 @@ unsafe extern "C" fn first_only(
     let first = starts.fetch_add(1, Ordering::Relaxed) == 0;
     if !first {
         // whisper.cpp logs the stop it was asked for as an error; it is not one.
-        crate::logging::cancelling(true);
+        crate::cancellation::cancelling(true);
     }
     first
 }
