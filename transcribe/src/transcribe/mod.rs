@@ -10,7 +10,7 @@
 //!
 //! [`transcribe_file`] is the one path from a file to a [`Transcript`]: `yazses transcribe`
 //! and the MCP `transcribe` tool both call it. It decodes the file as a stream
-//! ([`crate::audio::stream`]) into windows of at most 30 s cut at pauses,
+//! ([`yazses_audio::stream`]) into windows of at most 30 s cut at pauses,
 //! never hands a window without speech to whisper (which invents text on silence), and
 //! reports `heard: false` when no window had any.
 
@@ -477,7 +477,7 @@ pub fn transcribe_file(
     )
 }
 
-/// [`transcribe_file`] for a file or a stream read beforehand ([`audio::Input`]).
+/// [`transcribe_file`] for a file or a stream read beforehand ([`yazses_audio::Input`]).
 pub fn transcribe_input(
     engine: &Engine,
     input: audio::Input,
