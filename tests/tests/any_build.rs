@@ -24,18 +24,20 @@ fn under_test() -> PathBuf {
 
 /// A config file of the tests' own: a file microphone read as fast as it decodes, so no
 /// user's config reaches the build under test.
-fn config() -> PathBuf {
-    let path = scratch().join(format!("any-build-{}.toml", std::process::id()));
-    std::fs::write(&path, "[audio]\nfile_realtime = false\n").expect("write the config");
-    path
+fn config() -> &'static Path {
+    static PATH: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    PATH.get_or_init(|| {
+        let path = scratch().join(format!("any-build-{}.toml", std::process::id()));
+        std::fs::write(&path, "[audio]\nfile_realtime = false\n").expect("write the config");
+        path
+    })
 }
 
 /// `bin` with `args` after `--config`, from the repository root.
 fn run(bin: &Path, args: &[&str]) -> Output {
-    let config = config();
     Command::new(bin)
         .arg("--config")
-        .arg(&config)
+        .arg(config())
         .args(args)
         .current_dir(repo_root())
         .env_remove("YAZSES_LOG")

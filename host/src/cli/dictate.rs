@@ -11,7 +11,6 @@ use crate::config::{self, OutputKind, Trigger};
 use crate::coord::Coordinator;
 use crate::dictate::control::{self, Command};
 use crate::dictate::{Dictation, single_instance};
-use crate::model;
 use crate::transcribe::{Engine, Options};
 use yazses_desktop as desktop;
 use yazses_desktop::deliver::{Deliver, Stdout};
@@ -109,7 +108,7 @@ pub(super) fn run(args: DictateArgs, config: &config::Config) -> anyhow::Result<
         });
     }
     // Loaded before the first press, so the first dictation is as quick as the rest.
-    let engine = Engine::load(&model::resolve(&config.transcribe.model)?)?;
+    let engine = Engine::load_named(&config.transcribe.model)?;
     let audio = config.audio.clone();
     let ms = |s: f64| Duration::from_millis((s * 1000.0).round() as u64);
     let dictation = Dictation {

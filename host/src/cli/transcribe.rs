@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::print;
 use crate::transcribe::{self, Engine, Options, Progress, TranscribeError, Transcript};
-use crate::{audio, config, model};
+use crate::{audio, config};
 
 /// Output formats of `yazses transcribe`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -86,8 +86,7 @@ pub struct TranscribeArgs {
 
 pub(super) fn run(args: TranscribeArgs, config: &config::Config) -> anyhow::Result<()> {
     let t = &config.transcribe;
-    let path = model::resolve(args.model.as_deref().unwrap_or(&t.model))?;
-    let engine = Engine::load(&path)?;
+    let engine = Engine::load_named(args.model.as_deref().unwrap_or(&t.model))?;
     let options = Options {
         language: args.language.clone(),
         threads: args.threads.unwrap_or(t.threads),
