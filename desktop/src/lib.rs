@@ -1,6 +1,6 @@
 //! The desktop side of a yazses dictation: what types or pastes the text into the focused
 //! window, and the hotkey that starts and ends a dictation. Each system has the same names
-//! ([`typer`], [`paster`], [`Listener`] with `bind`, `next_press` and `describe`), so the
+//! ([`typer`], [`paster`], [`Listener`] with `bind(&Chord)`, `next_press` and `describe`), so the
 //! dictation above does not know which desktop it runs on.
 //!
 //! - [`chord`]: how `[dictate] hotkey` is spelled, the same on every desktop.
@@ -33,4 +33,6 @@ pub mod macos;
 #[cfg(target_os = "macos")]
 pub use macos::{Listener, paster, typer};
 
+pub use chord::Chord;
 pub use deliver::{Deliver, DeliverError};
+pub use hotkey::HotkeyError;

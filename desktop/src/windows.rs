@@ -251,14 +251,16 @@ fn virtual_key(chord: &Chord) -> Option<u32> {
 #[derive(Debug)]
 pub struct Listener {
     presses: Presses,
+    chord: Chord,
 }
 
 impl Listener {
-    /// Registers `name` (a `[dictate] hotkey` value); fails when another program holds it.
-    pub fn bind(name: &str) -> Result<Listener, HotkeyError> {
-        let chord = Chord::parse(name)?;
-        let vk = virtual_key(&chord)
-            .ok_or_else(|| HotkeyError::Unavailable(format!("Windows has no key for {name:?}")))?;
+    /// Registers `chord`; fails when another program holds it.
+    pub fn bind(chord: &Chord) -> Result<Listener, HotkeyError> {
+        let chord = *chord;
+        let vk = virtual_key(&chord).ok_or_else(|| {
+            HotkeyError::Unavailable(format!("Windows has no key for \"{chord}\""))
+        })?;
         let m = chord.modifiers;
         let modifiers = [
             (m.ctrl, MOD_CONTROL),
@@ -269,14 +271,13 @@ impl Listener {
         .into_iter()
         .filter(|(held, _)| *held)
         .fold(MOD_NOREPEAT, |all, (_, m)| all | m);
-        let name = name.to_owned();
         let presses = Presses::spawn(move |registered, press| {
             // A hotkey belongs to the thread that registers it: its presses come to
             // this thread's message queue.
             // SAFETY: no window; id 1 on this thread.
             if unsafe { RegisterHotKey(std::ptr::null_mut(), 1, modifiers, vk) } == 0 {
                 let _ = registered.send(Err(HotkeyError::Unavailable(format!(
-                        "the hotkey {name:?} is already taken by another program ({}); choose another with [dictate] hotkey",
+                        "the hotkey \"{chord}\" is already taken by another program ({}); choose another with [dictate] hotkey",
                         std::io::Error::last_os_error()
                     ))));
                 return;
@@ -293,7 +294,7 @@ impl Listener {
                 }
             }
         })?;
-        Ok(Listener { presses })
+        Ok(Listener { presses, chord })
     }
 
     /// Blocks until the next press.
@@ -302,8 +303,8 @@ impl Listener {
     }
 
     /// How the key is triggered, for the start-up message.
-    pub fn describe(&self, name: &str) -> String {
-        format!("{name} (registered with Windows)")
+    pub fn describe(&self) -> String {
+        format!("{} (registered with Windows)", self.chord)
     }
 }
 

@@ -40,6 +40,7 @@ pub mod cli;
 pub mod config;
 pub mod coord;
 pub mod cpu;
+#[cfg(feature = "dictate")]
 pub mod dictate;
 pub mod hear;
 pub mod logging;

@@ -435,6 +435,33 @@ fn the_wayland_hotkey_without_a_shortcuts_portal_is_refused_pointing_to_toggle()
     }
 }
 
+/// A hotkey spelled wrong is refused at start, before any desktop is asked, naming the
+/// part yazses cannot read.
+#[test]
+fn a_misspelled_hotkey_is_refused_naming_the_part() {
+    let runtime = runtime_dir("dictate-badkey");
+    let cfg = config("badkey");
+    let mut text = std::fs::read_to_string(&cfg).unwrap();
+    text.push_str("[dictate]\ntrigger = \"hotkey\"\nhotkey = \"ctrl+kitten\"\n");
+    std::fs::write(&cfg, text).unwrap();
+    let out = Command::new(yazses_bin())
+        .arg("--config")
+        .arg(&cfg)
+        .args(["dictate", "--output", "stdout"])
+        .env("YAZSES_RUNTIME_DIR", &runtime)
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains("dictate.hotkey") && err.contains("\"kitten\" in \"ctrl+kitten\""),
+        "{err}"
+    );
+}
+
 /// A dictation process with the `dongle` trigger on a real pty, the simulator playing
 /// `answer.wav` with `sim_flags`; `during` runs while the button is down (with the runtime
 /// dir and the config); returns the line dictated.

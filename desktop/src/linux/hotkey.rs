@@ -94,13 +94,12 @@ pub enum Listener {
 }
 
 impl Listener {
-    /// Binds `name` (a `[dictate] hotkey` value) on the session's desktop.
-    pub fn bind(name: &str) -> Result<Listener, HotkeyError> {
-        let chord = Chord::parse(name)?;
+    /// Binds `chord` on the session's desktop.
+    pub fn bind(chord: &Chord) -> Result<Listener, HotkeyError> {
         match hotkey_desktop(Desktop::current())? {
-            Desktop::X11 => Grab::new(chord.into(), None, name).map(|g| Listener::X11(Box::new(g))),
+            Desktop::X11 => Grab::new(chord, None).map(|g| Listener::X11(Box::new(g))),
             Desktop::Wayland => {
-                super::portal::PortalShortcut::bind(xdg_trigger(&chord), name).map(Listener::Portal)
+                super::portal::PortalShortcut::bind(xdg_trigger(chord), chord).map(Listener::Portal)
             }
         }
     }
@@ -114,9 +113,9 @@ impl Listener {
     }
 
     /// How the key is triggered, for the start-up message.
-    pub fn describe(&self, name: &str) -> String {
+    pub fn describe(&self) -> String {
         match self {
-            Listener::X11(_) => format!("{name} (grabbed on the X display)"),
+            Listener::X11(grab) => format!("{} (grabbed on the X display)", grab.chord),
             Listener::Portal(p) => format!(
                 "{} (bound by the desktop's GlobalShortcuts portal)",
                 p.trigger
@@ -129,6 +128,7 @@ impl Listener {
 pub struct Grab {
     conn: x11rb::rust_connection::RustConnection,
     keycode: Keycode,
+    chord: Chord,
 }
 
 impl std::fmt::Debug for Grab {
@@ -140,8 +140,9 @@ impl std::fmt::Debug for Grab {
 }
 
 impl Grab {
-    /// Grabs `hotkey` on `display` (`None`: `$DISPLAY`).
-    pub fn new(hotkey: Hotkey, display: Option<&str>, name: &str) -> Result<Grab, HotkeyError> {
+    /// Grabs `chord` on `display` (`None`: `$DISPLAY`).
+    pub fn new(chord: &Chord, display: Option<&str>) -> Result<Grab, HotkeyError> {
+        let hotkey = Hotkey::from(*chord);
         let (conn, screen) = x11rb::connect(display)
             .map_err(|e| HotkeyError::NoDesktop(format!("the hotkey needs an X display ({e}); on Wayland, bind a key to `yazses dictate toggle` in the desktop's shortcut settings")))?;
         let root = conn.setup().roots[screen].root;
@@ -149,7 +150,7 @@ impl Grab {
             .map_err(|e| HotkeyError::Failed(e.to_string()))?
             .find(hotkey.keysym, 0..2, &[])
             .ok_or_else(|| {
-                HotkeyError::Unavailable(format!("no key on this keyboard types {name:?}"))
+                HotkeyError::Unavailable(format!("no key on this keyboard types \"{chord}\""))
             })?;
         // Without and with Caps Lock (LOCK) and Num Lock (M2), which would otherwise
         // make the grab miss.
@@ -169,9 +170,13 @@ impl Grab {
             )
             .map_err(|e| HotkeyError::Failed(format!("the X display failed: {e}")))?
             .check()
-            .map_err(|_| HotkeyError::Unavailable(format!("the hotkey {name:?} is already taken by another program; choose another with [dictate] hotkey")))?;
+            .map_err(|_| HotkeyError::Unavailable(format!("the hotkey \"{chord}\" is already taken by another program; choose another with [dictate] hotkey")))?;
         }
-        Ok(Grab { conn, keycode })
+        Ok(Grab {
+            conn,
+            keycode,
+            chord: *chord,
+        })
     }
 
     /// Blocks until the next press of the hotkey (auto-repeat while held is not a press).

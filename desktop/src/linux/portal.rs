@@ -12,6 +12,7 @@ use std::sync::mpsc;
 use ashpd::desktop::global_shortcuts::{GlobalShortcuts, NewShortcut};
 use futures_util::StreamExt;
 
+use crate::chord::Chord;
 use crate::hotkey::HotkeyError;
 
 /// The shortcut's id in the portal session; the desktop keeps the user's choice under it.
@@ -31,11 +32,11 @@ pub struct PortalShortcut {
 
 impl PortalShortcut {
     /// Binds the key `preferred` (in the XDG shortcuts spelling, such as
-    /// `CTRL+ALT+space`; `name` is its configured spelling, for messages) through the
+    /// `CTRL+ALT+space`, made from `chord`, which messages name) through the
     /// portal on the session bus; blocks until the desktop answers, which can mean until
     /// the user has answered the desktop's dialog.
-    pub fn bind(preferred: String, name: &str) -> Result<PortalShortcut, HotkeyError> {
-        let name = name.to_owned();
+    pub fn bind(preferred: String, chord: &Chord) -> Result<PortalShortcut, HotkeyError> {
+        let name = chord.to_string();
         let (ready_tx, ready_rx) = mpsc::channel();
         let (press_tx, presses) = mpsc::channel();
         std::thread::Builder::new()
@@ -136,16 +137,16 @@ async fn bind(preferred: &str, name: &str) -> Result<Bound, HotkeyError> {
         .map_err(|e| unavailable(&e))?;
     let bound = request.response().map_err(|e| match e {
         ashpd::Error::Response(ashpd::desktop::ResponseError::Cancelled) => HotkeyError::Unavailable(format!(
-            "the hotkey {name:?} was declined in the desktop's dialog; run yazses dictate again to be asked again, or bind a key to `yazses dictate toggle`"
+            "the hotkey \"{name}\" was declined in the desktop's dialog; run yazses dictate again to be asked again, or bind a key to `yazses dictate toggle`"
         )),
-        other => HotkeyError::Failed(format!("the desktop did not bind the hotkey {name:?}: {other}")),
+        other => HotkeyError::Failed(format!("the desktop did not bind the hotkey \"{name}\": {other}")),
     })?;
     let ours = bound
         .shortcuts()
         .iter()
         .find(|s| s.id() == SHORTCUT_ID)
         .ok_or_else(|| {
-            HotkeyError::Unavailable(format!("the desktop bound no key for {name:?}; bind one in its shortcut settings (\"{DESCRIPTION}\") or to `yazses dictate toggle`"))
+            HotkeyError::Unavailable(format!("the desktop bound no key for \"{name}\"; bind one in its shortcut settings (\"{DESCRIPTION}\") or to `yazses dictate toggle`"))
         })?;
     let trigger = match ours.trigger_description() {
         "" => preferred.to_owned(),

@@ -163,15 +163,16 @@ extern "C" fn on_event(
 #[derive(Debug)]
 pub struct Listener {
     presses: Presses,
+    chord: Chord,
 }
 
 impl Listener {
-    /// Starts watching for `name` (a `[dictate] hotkey` value); fails without the Input
-    /// Monitoring permission, after asking macOS to show its prompt.
-    pub fn bind(name: &str) -> Result<Listener, HotkeyError> {
-        let chord = Chord::parse(name)?;
+    /// Starts watching for `chord`; fails without the Input Monitoring permission, after
+    /// asking macOS to show its prompt.
+    pub fn bind(chord: &Chord) -> Result<Listener, HotkeyError> {
+        let chord = *chord;
         let code = key_code(&chord)
-            .ok_or_else(|| HotkeyError::Unavailable(format!("macOS has no key for {name:?}")))?;
+            .ok_or_else(|| HotkeyError::Unavailable(format!("macOS has no key for \"{chord}\"")))?;
         // SAFETY: plain queries; the request shows macOS's own prompt at most once.
         if !unsafe { CGPreflightListenEventAccess() } && !unsafe { CGRequestListenEventAccess() } {
             return Err(HotkeyError::Denied(INPUT_MONITORING.into()));
@@ -218,7 +219,7 @@ impl Listener {
             }
             drop(watch);
         })?;
-        Ok(Listener { presses })
+        Ok(Listener { presses, chord })
     }
 
     /// Blocks until the next press.
@@ -227,8 +228,11 @@ impl Listener {
     }
 
     /// How the key is triggered, for the start-up message.
-    pub fn describe(&self, name: &str) -> String {
-        format!("{name} (watched by a macOS event tap; Command is `super`)")
+    pub fn describe(&self) -> String {
+        format!(
+            "{} (watched by a macOS event tap; Command is `super`)",
+            self.chord
+        )
     }
 }
 

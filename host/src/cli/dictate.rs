@@ -13,6 +13,7 @@ use crate::dictate::control::{self, Command};
 use crate::dictate::{Dictation, single_instance};
 use crate::transcribe::{Engine, Options};
 use yazses_desktop as desktop;
+use yazses_desktop::HotkeyError;
 use yazses_desktop::deliver::{Deliver, Stdout};
 
 /// `yazses dictate`.
@@ -57,10 +58,13 @@ pub enum DictateAction {
 }
 
 /// Binds the configured hotkey on the session's desktop, or says why not.
-fn bind_hotkey(name: &str) -> anyhow::Result<desktop::Listener> {
-    let listener =
-        desktop::Listener::bind(name).map_err(|e| anyhow::anyhow!("dictate.hotkey: {e}"))?;
-    eprintln!("yazses: hotkey {}", listener.describe(name));
+fn bind_hotkey(spelling: &str) -> anyhow::Result<desktop::Listener> {
+    let bound = spelling
+        .parse::<desktop::Chord>()
+        .map_err(HotkeyError::from)
+        .and_then(|chord| desktop::Listener::bind(&chord));
+    let listener = bound.map_err(|e| anyhow::anyhow!("dictate.hotkey: {e}"))?;
+    eprintln!("yazses: hotkey {}", listener.describe());
     Ok(listener)
 }
 

@@ -1,6 +1,7 @@
 //! The `yazses` command line.
 
 mod devices;
+#[cfg(feature = "dictate")]
 mod dictate;
 mod listen;
 mod model;
@@ -14,6 +15,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use clap::{Parser, Subcommand};
 
+#[cfg(feature = "dictate")]
 pub use dictate::{DictateAction, DictateArgs};
 pub use listen::ListenArgs;
 pub use model::ModelCommand;
@@ -80,7 +82,16 @@ pub enum Command {
     Status(StatusArgs),
     /// Push-to-talk dictation: wait for a trigger, hear the user, type what they said
     /// into the focused window. `yazses dictate toggle|start|stop` drives the running one.
+    #[cfg(feature = "dictate")]
     Dictate(DictateArgs),
+    /// A build without dictation takes `yazses dictate ...` only to say so.
+    #[cfg(not(feature = "dictate"))]
+    #[command(hide = true, disable_help_flag = true)]
+    Dictate {
+        /// Whatever followed `dictate`.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        rest: Vec<String>,
+    },
 }
 
 /// `yazses mcp-server --help`: names both tools and when `ask_human` appears.
@@ -142,10 +153,16 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             listen::run(args, &config)
         }
         Command::Status(args) => status::run(args, &config::load(path)?),
+        #[cfg(feature = "dictate")]
         Command::Dictate(args) => {
             let config = config::load_with(path, |c| args.fold_into(c))?;
             dictate::run(args, &config)
         }
+        #[cfg(not(feature = "dictate"))]
+        Command::Dictate { .. } => anyhow::bail!(
+            "this yazses was built without dictation; build it with the cargo feature \
+             `dictate` (on by default) for `yazses dictate`"
+        ),
         Command::Config {
             command: Some(ConfigCommand::Path),
         } => print(&format!(

@@ -13,8 +13,8 @@
 //!   own stdout pointed at stderr;
 //! - the speech commands tried when `[speak] command` is empty;
 //! - what asks the server to stop (signals; Ctrl+C and the console closing on Windows);
-//! - the dictation control channel: a Unix socket, mode 0600, each peer's user id
-//!   checked; a named pipe on Windows;
+//! - the dictation control channel (`control`, with the `dictate` feature): a Unix
+//!   socket, mode 0600, each peer's user id checked; a named pipe on Windows;
 //! - whether the system lets this process record (macOS's Microphone permission).
 
 #[cfg(unix)]
@@ -56,6 +56,7 @@ pub(crate) fn on_path(program: &str) -> bool {
 pub(crate) struct Denied(pub(crate) String);
 
 /// Why the peer of a control connection may not drive this user's dictation.
+#[cfg(feature = "dictate")]
 #[derive(Debug, thiserror::Error)]
 pub enum PeerError {
     /// It runs as another user (`who` names it: a user id, a process).

@@ -1,6 +1,9 @@
 //! The Unix side of [`crate::platform`].
 
-mod peer;
+#[cfg(feature = "dictate")]
+mod control;
+#[cfg(feature = "dictate")]
+pub(crate) use control::*;
 
 use std::fs::{File, Metadata};
 use std::io;
@@ -156,38 +159,4 @@ pub(crate) const SPEECH_COMMANDS: &[&[&str]] = if cfg!(target_os = "macos") {
 /// Sets the name the replacing program sees as its own (`argv[0]`).
 pub(crate) fn set_argv0(command: &mut Command, argv0: std::ffi::OsString) {
     std::os::unix::process::CommandExt::arg0(command, argv0);
-}
-
-/// One connection on the dictation control channel.
-pub(crate) type ControlStream = std::os::unix::net::UnixStream;
-
-/// The dictation control channel, listening.
-pub(crate) type ControlListener = std::os::unix::net::UnixListener;
-
-/// The control channel's name in the runtime directory: a Unix socket file.
-pub(crate) const CONTROL_NAME: &str = "dictate.sock";
-
-/// Connects to the control channel at `path`.
-pub(crate) fn control_connect(path: &Path) -> io::Result<ControlStream> {
-    ControlStream::connect(path)
-}
-
-/// Listens on the control channel at `path`, open to this user alone (mode 0600, in the
-/// 0700 runtime directory).
-pub(crate) fn control_bind(path: &Path) -> io::Result<ControlListener> {
-    let listener = ControlListener::bind(path)?;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))?;
-    Ok(listener)
-}
-
-/// `Ok` when the peer of `stream` is this user; else why not.
-pub(crate) fn control_peer_is_me(stream: &ControlStream) -> Result<(), super::PeerError> {
-    let me = rustix::process::geteuid().as_raw();
-    match peer::peer_uid(stream) {
-        Ok(uid) if uid == me => Ok(()),
-        Ok(uid) => Err(super::PeerError::Foreign {
-            who: format!("user id {uid}"),
-        }),
-        Err(e) => Err(super::PeerError::Unidentified(e.to_string())),
-    }
 }
