@@ -11,6 +11,8 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+#[cfg(feature = "real-model")]
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use yazses_tests::{repo_root, scratch, yazses_bin};
@@ -33,16 +35,44 @@ fn config() -> &'static Path {
     })
 }
 
-/// `bin` with `args` after `--config`, from the repository root.
-fn run(bin: &Path, args: &[&str]) -> Output {
-    Command::new(bin)
+/// `bin` with `args` after `--config`, from the repository root, not yet started.
+fn command(bin: &Path, args: &[&str]) -> Command {
+    let mut command = Command::new(bin);
+    command
         .arg("--config")
         .arg(config())
         .args(args)
         .current_dir(repo_root())
-        .env_remove("YAZSES_LOG")
+        .env_remove("YAZSES_LOG");
+    command
+}
+
+/// `bin` with `args` after `--config`, from the repository root.
+fn run(bin: &Path, args: &[&str]) -> Output {
+    command(bin, args)
         .output()
         .unwrap_or_else(|e| panic!("{} does not start: {e}", bin.display()))
+}
+
+/// Whether the build under test is a Windows one: `YAZSES_TEST_TARGET_OS=windows` (as
+/// `./ci.sh windows` sets for a build under Wine), else the system this test runs on.
+fn windows_build() -> bool {
+    std::env::var("YAZSES_TEST_TARGET_OS").map_or(cfg!(windows), |os| os == "windows")
+}
+
+/// Whether the build runs on an emulator too slow for long transcriptions.
+fn slow_runner() -> bool {
+    std::env::var_os("YAZSES_TEST_SLOW_RUNNER").is_some_and(|v| v == "1")
+}
+
+/// `path` as the build under test names it: a Windows build under Wine sees this system's
+/// files on drive Z:.
+fn build_path(path: &Path) -> String {
+    if windows_build() && !cfg!(windows) {
+        format!("Z:{}", path.display()).replace('/', "\\")
+    } else {
+        path.display().to_string()
+    }
 }
 
 /// Its stdout, with Windows line ends made plain; the run must have succeeded.
@@ -154,10 +184,26 @@ fn a_bad_file_is_refused_in_words_by_a_capture() {
     }
 }
 
+#[test]
+fn a_file_as_the_runtime_directory_is_refused_in_words() {
+    let file = scratch().join(format!("any-build-not-a-dir-{}", std::process::id()));
+    std::fs::write(&file, "").unwrap();
+    let out = command(&under_test(), &["status"])
+        .env("YAZSES_RUNTIME_DIR", &file)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "status ran in a file: {err}");
+    assert!(
+        err.contains("cannot be used: it is not a directory"),
+        "{err}"
+    );
+}
+
 #[cfg(feature = "real-model")]
 mod with_the_model {
     use super::*;
-    use yazses_tests::{env_path, imported_model};
+    use yazses_tests::{env_path, imported_model, runtime_dir};
 
     #[test]
     fn a_bad_file_is_refused_in_words_by_transcribe() {
@@ -174,7 +220,7 @@ mod with_the_model {
             repo_root().join("fixtures/speech/hello.wav"),
             "spoken by machine",
         )];
-        if std::env::var_os("YAZSES_TEST_SLOW_RUNNER").is_none_or(|v| v != "1") {
+        if !slow_runner() {
             recordings.push((env_path("YAZSES_TEST_JFK"), "ask not what your country"));
         }
         for (wav, holds) in recordings {
@@ -188,5 +234,184 @@ mod with_the_model {
                 wav.display()
             );
         }
+    }
+
+    /// A config of one test's own: the model, and `body`.
+    fn config_with(name: &str, body: &str) -> PathBuf {
+        let path = scratch().join(format!("any-build-{name}-{}.toml", std::process::id()));
+        let model = imported_model().display().to_string();
+        std::fs::write(&path, format!("[transcribe]\nmodel = {model:?}\n{body}")).unwrap();
+        path
+    }
+
+    /// A `[speak]` command that appends each spoken text to `said`, in the build's shell.
+    fn speak_into(said: &Path) -> String {
+        if windows_build() {
+            format!(
+                "[speak]\ncommand = [\"cmd\", \"/c\", 'echo %YAZSES_SPEAK_TEXT%>> {}']\n",
+                build_path(said)
+            )
+        } else {
+            format!(
+                "[speak]\ncommand = [\"sh\", \"-c\", \"printf '%s\\\\n' \\\"$1\\\" >> {}\", \"speak\"]\n",
+                said.display()
+            )
+        }
+    }
+
+    /// The MCP Python SDK's client (`tests/mcp/client_check.py`) against the build's
+    /// `mcp-server`, in the initialize-handshake mode every client speaks.
+    fn mcp_client(scenario: &str, config: &Path, said: &Path) {
+        let out = Command::new(env_path("YAZSES_TEST_PYTHON"))
+            .arg(repo_root().join("tests/mcp/client_check.py"))
+            .env(
+                "YAZSES_RUNTIME_DIR",
+                runtime_dir(&format!("any-{scenario}")),
+            )
+            .args(["--yazses", under_test().to_str().unwrap()])
+            .args(["--config", config.to_str().unwrap()])
+            .args(["--mode", "legacy", "--scenario", scenario])
+            .args(["--jfk", &build_path(&env_path("YAZSES_TEST_JFK"))])
+            .args(["--said", said.to_str().unwrap()])
+            .arg("--sentences")
+            .arg(build_path(
+                &repo_root().join("fixtures/speech/sentences.flac"),
+            ))
+            .current_dir(repo_root())
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            out.status.success() && !stdout.contains("FAIL"),
+            "{scenario}:\n{stdout}\n--- stderr ---\n{stderr}"
+        );
+    }
+
+    /// A real MCP client drives the build's server through both tools and every restraint
+    /// (transcribe alone, the tools' schemas and the refused `ask_human`, on an emulator);
+    /// then two servers at once share one microphone and one hourly budget.
+    #[test]
+    fn an_mcp_client_is_served_through_both_tools_and_one_budget() {
+        let said = scratch().join(format!("any-build-said-{}.txt", std::process::id()));
+        let _ = std::fs::remove_file(&said);
+        if slow_runner() {
+            mcp_client("off", &config_with("mcp-off", &speak_into(&said)), &said);
+            return;
+        }
+        let answer = repo_root().join("fixtures/speech/answer.wav");
+        let on = config_with(
+            "mcp-on",
+            &format!(
+                "[mcp]\nask_human = true\nask_human_per_hour = 2\n\
+                 [audio]\nsource = \"file\"\nfile = {:?}\nfile_realtime = false\n{}",
+                build_path(&answer),
+                speak_into(&said)
+            ),
+        );
+        mcp_client("on", &on, &said);
+        std::fs::write(&said, "").unwrap();
+        mcp_client("shared", &on, &said);
+    }
+
+    /// `yazses dictate` with the `command` trigger, driven over its control channel (a Unix
+    /// socket, a named pipe on Windows) by other processes of the build: idle, start; while
+    /// it hears jfk.wav another process sees the microphone held and a `listen` waits for
+    /// it, then hears; the dictation prints the words; a second dictation is refused.
+    #[test]
+    fn a_dictation_is_driven_through_its_control_channel() {
+        if slow_runner() {
+            return;
+        }
+        let jfk = build_path(&env_path("YAZSES_TEST_JFK"));
+        let cfg = config_with(
+            "dictate",
+            &format!(
+                "[audio]\nsource = \"file\"\nfile = {jfk:?}\n\
+                 [dictate]\ntrigger = [\"command\"]\noutput = \"stdout\"\n"
+            ),
+        );
+        let runtime = runtime_dir("any-dictate");
+        let bin = under_test();
+        let yazses = |args: &[&str]| {
+            let mut c = Command::new(&bin);
+            c.arg("--config")
+                .arg(&cfg)
+                .args(args)
+                .env("YAZSES_RUNTIME_DIR", &runtime)
+                .env_remove("YAZSES_LOG")
+                .current_dir(repo_root());
+            c
+        };
+        let said = |args: &[&str]| {
+            let out = yazses(args).output().unwrap();
+            let text = String::from_utf8_lossy(&out.stdout) + String::from_utf8_lossy(&out.stderr);
+            text.trim().to_owned()
+        };
+        let mut dictation = yazses(&["dictate"])
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        struct Killed(std::process::Child);
+        impl Drop for Killed {
+            fn drop(&mut self) {
+                let _ = self.0.kill();
+                let _ = self.0.wait();
+            }
+        }
+        let stdout = dictation.stdout.take().unwrap();
+        let dictation = Killed(dictation);
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while said(&["dictate", "status"]) != "idle" {
+            assert!(
+                Instant::now() < deadline,
+                "the dictation never answered on its control channel: {}",
+                said(&["dictate", "status"])
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        said(&["dictate", "start"]);
+        let status = said(&["status"]);
+        assert!(status.contains("held by yazses dictate"), "{status}");
+        let listen = yazses(&["listen"]).output().unwrap();
+        let (heard, waited) = (
+            String::from_utf8_lossy(&listen.stdout),
+            String::from_utf8_lossy(&listen.stderr),
+        );
+        assert!(waited.contains("waiting for the microphone"), "{waited}");
+        assert!(words(&heard).contains("your country"), "{heard}: {waited}");
+        let (line_tx, line_rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            let _ = std::io::BufRead::read_line(&mut std::io::BufReader::new(stdout), &mut line);
+            let _ = line_tx.send(line);
+        });
+        let line = line_rx
+            .recv_timeout(Duration::from_secs(60))
+            .expect("the dictation printed nothing within a minute");
+        assert!(words(&line).contains("your country"), "dictated: {line}");
+        // One that were not refused would wait for a trigger: it is given 30 s.
+        let mut second = Killed(
+            yazses(&["dictate"])
+                .stdin(std::process::Stdio::null())
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap(),
+        );
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while second.0.try_wait().unwrap().is_none() {
+            assert!(
+                Instant::now() < deadline,
+                "a second dictation was not refused"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let mut err = String::new();
+        std::io::Read::read_to_string(&mut second.0.stderr.take().unwrap(), &mut err).unwrap();
+        assert!(err.contains("already running"), "{err}");
+        drop(dictation);
     }
 }
