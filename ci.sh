@@ -97,6 +97,19 @@ check_sha256() { # file, expected
 # (whisper's first token) between builds, never a word.
 words() { tr '[:upper:]' '[:lower:]' <<<"$1" | tr -cd 'a-z \n' | tr -s ' '; }
 
+# `mcp-server` of a build (WHERE says which, in the log) driven by the MCP Python SDK's client
+# with transcribe alone on: the tools listed with their schemas, and ask_human refused.
+mcp_transcribe_only() { # scratch dir, yazses command, model, where
+  printf '[transcribe]\nmodel = "%s"\n' "$3" > "$1/mcp.toml"
+  if ! YAZSES_RUNTIME_DIR="$1/run" "$CACHE/mcpvenv/bin/python" tests/mcp/client_check.py \
+    --yazses "$2" --config "$1/mcp.toml" --mode legacy --scenario off 2>"$1/mcp.log" |
+    sed "s/^/-- mcp-server $4: /"; then
+    tail -40 "$1/mcp.log" >&2
+    echo "mcp-server $4 failed the client's checks" >&2
+    exit 1
+  fi
+}
+
 # A Wine prefix of its own in DIR/prefix (exported as WINEPREFIX, with wine64 naming Wine's
 # loader), for the caller to throw away. Rust's standard library asks for
 # bcryptprimitives.dll, which Wine 8 lacks: a stand-in goes into the prefix, never a zip.
