@@ -15,6 +15,7 @@ use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+use yazses_tests::pty::PtyPair;
 use yazses_tests::{repo_root, scratch, yazses_bin};
 
 /// The build under test.
@@ -65,14 +66,9 @@ fn slow_runner() -> bool {
     std::env::var_os("YAZSES_TEST_SLOW_RUNNER").is_some_and(|v| v == "1")
 }
 
-/// `path` as the build under test names it: a Windows build under Wine sees this system's
-/// files on drive Z:.
-fn build_path(path: &Path) -> String {
-    if windows_build() && !cfg!(windows) {
-        format!("Z:{}", path.display()).replace('/', "\\")
-    } else {
-        path.display().to_string()
-    }
+/// Whether the build under test is a Windows one run under Wine on this system.
+fn under_wine() -> bool {
+    windows_build() && !cfg!(windows)
 }
 
 /// Its stdout, with Windows line ends made plain; the run must have succeeded.
@@ -200,6 +196,102 @@ fn a_file_as_the_runtime_directory_is_refused_in_words() {
     );
 }
 
+/// The port name the build under test opens for the pty end `host_end`: the path itself,
+/// or under Wine COM7, linked in the prefix's `dosdevices` as Wine maps serial ports.
+fn serial_port(host_end: &Path) -> String {
+    if !under_wine() {
+        return host_end.display().to_string();
+    }
+    let prefix = std::env::var_os("WINEPREFIX").expect("WINEPREFIX names the Wine prefix");
+    let link = Path::new(&prefix).join("dosdevices/com7");
+    let _ = std::fs::remove_file(&link);
+    std::os::unix::fs::symlink(std::fs::canonicalize(host_end).unwrap(), &link).unwrap();
+    "COM7".into()
+}
+
+/// A port name that names no port on the build's system.
+fn no_port() -> &'static str {
+    if windows_build() {
+        "COM9"
+    } else {
+        "/dev/yazses-no-such-port"
+    }
+}
+
+/// The dongle on a serial port (the simulator over a socat pty pair): the capture ends
+/// where the dongle's own detector says, an unplug mid-capture is an error that says so,
+/// and a port that is not there is refused naming it.
+#[test]
+fn a_dongle_on_a_serial_port_ends_the_capture_and_its_faults_are_said() {
+    let sim = Path::new(env!("CARGO_BIN_EXE_yazses-dongle-sim"));
+    let answer = repo_root().join("fixtures/speech/answer.wav");
+    let pty = PtyPair::new("any-build");
+    let port = serial_port(&pty.host);
+    let listen = [
+        "listen",
+        "--source",
+        "serial",
+        "--serial-port",
+        &port,
+        "--no-transcribe",
+    ];
+    let mut played = pty.simulate(sim, &answer, &[]);
+    // With the model (not on an emulator), the capture is transcribed too.
+    let model = cfg!(feature = "real-model") && !slow_runner();
+    let mut heard_args = vec![
+        "listen",
+        "--source",
+        "serial",
+        "--serial-port",
+        &port,
+        "--json",
+    ];
+    #[cfg(feature = "real-model")]
+    let model_path = yazses_tests::imported_model().to_str().unwrap();
+    #[cfg(feature = "real-model")]
+    if model {
+        heard_args.extend(["--model", model_path]);
+    }
+    if !model {
+        heard_args.push("--no-transcribe");
+    }
+    let heard: Value = serde_json::from_str(&stdout(&under_test(), &heard_args)).unwrap();
+    assert_eq!(heard["stopped_because"], "end_of_speech", "{heard}");
+    if model {
+        assert!(
+            words(heard["text"].as_str().unwrap_or("")).contains("smaller model"),
+            "{heard}"
+        );
+    }
+    assert!(played.wait().unwrap().success());
+
+    let mut unplugged = pty.simulate(sim, &answer, &["--disconnect-after-ms", "2000"]);
+    let out = run(&under_test(), &listen);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "went on through an unplug: {err}");
+    assert!(err.contains("still plugged in"), "{err}");
+    let _ = unplugged.wait();
+    drop(pty);
+
+    let out = run(
+        &under_test(),
+        &[
+            "listen",
+            "--source",
+            "serial",
+            "--serial-port",
+            no_port(),
+            "--no-transcribe",
+        ],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "opened {}: {err}", no_port());
+    assert!(
+        err.contains(&format!("cannot open the dongle's port {}", no_port())),
+        "{err}"
+    );
+}
+
 #[cfg(feature = "real-model")]
 mod with_the_model {
     use super::*;
@@ -233,6 +325,16 @@ mod with_the_model {
                 "{}",
                 wav.display()
             );
+        }
+    }
+
+    /// `path` as the build under test names it: a Windows build under Wine sees this system's
+    /// files on drive Z:.
+    fn build_path(path: &Path) -> String {
+        if under_wine() {
+            format!("Z:{}", path.display()).replace('/', "\\")
+        } else {
+            path.display().to_string()
         }
     }
 
