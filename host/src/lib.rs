@@ -46,7 +46,7 @@ pub mod hear;
 pub mod logging;
 pub mod mcp;
 pub use yazses_transcribe::model;
-pub mod platform;
+mod platform;
 pub mod plot;
 pub mod pool;
 pub mod session;

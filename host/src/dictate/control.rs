@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use crate::coord::RuntimeDir;
 use crate::platform::{ControlListener, ControlStream};
+pub use crate::platform::PeerError;
 
 /// What the control socket accepts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -141,7 +142,7 @@ pub fn bind(dir: &RuntimeDir) -> Result<ControlListener, ControlError> {
 pub enum RequestError {
     /// The peer is not this user, or could not be identified.
     #[error(transparent)]
-    Peer(#[from] crate::platform::PeerError),
+    Peer(#[from] PeerError),
     /// The line could not be read.
     #[error("reading the command: {0}")]
     Read(#[source] std::io::Error),

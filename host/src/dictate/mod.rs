@@ -4,7 +4,7 @@
 //! the focused window, or printed.
 //!
 //! - [`control`]: the channel that `yazses dictate toggle|start|stop` talks to (a Unix
-//!   socket, or a named pipe on Windows: [`crate::platform`]).
+//!   socket, or a named pipe on Windows: `host/src/platform`).
 //!
 //! The desktop side (what every output is, the typers, the clipboard paste, the hotkey and
 //! its spelling) differs per system and lives in the `yazses-desktop` crate.
