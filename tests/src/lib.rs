@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+pub mod client_check;
 pub mod portal;
 pub mod pty;
 pub mod rng;

@@ -40,10 +40,15 @@ fn config() -> &'static Path {
 
 /// `bin` with `args` after `--config`, from the repository root, not yet started.
 fn command(bin: &Path, args: &[&str]) -> Command {
+    command_in(bin, config(), args)
+}
+
+/// `bin` with `args` after `--config config`, from the repository root, not yet started.
+fn command_in(bin: &Path, config: &Path, args: &[&str]) -> Command {
     let mut command = Command::new(bin);
     command
         .arg("--config")
-        .arg(config())
+        .arg(config)
         .args(args)
         .current_dir(repo_root())
         .env_remove("YAZSES_LOG");
@@ -64,6 +69,7 @@ fn windows_build() -> bool {
 }
 
 /// Whether the build runs on an emulator too slow for long transcriptions.
+#[cfg(feature = "real-model")]
 fn slow_runner() -> bool {
     std::env::var_os("YAZSES_TEST_SLOW_RUNNER").is_some_and(|v| v == "1")
 }
@@ -233,37 +239,16 @@ fn a_dongle_on_a_serial_port_ends_the_capture_and_its_faults_are_said() {
     let answer = repo_root().join("fixtures/speech/answer.wav");
     let pty = PtyPair::new("any-build");
     let port = serial_port(&pty.host);
-    let listen = [
-        "listen",
-        "--source",
-        "serial",
-        "--serial-port",
-        &port,
-        "--no-transcribe",
-    ];
     let mut played = pty.simulate(sim, &answer, &[]);
     // With the model (not on an emulator), the capture is transcribed too.
-    let model = cfg!(feature = "real-model") && !slow_runner();
-    let mut heard_args = vec![
-        "listen",
-        "--source",
-        "serial",
-        "--serial-port",
-        &port,
-        "--json",
-    ];
-    #[cfg(feature = "real-model")]
-    let model_path = yazses_tests::imported_model().to_str().unwrap();
-    #[cfg(feature = "real-model")]
-    if model {
-        heard_args.extend(["--model", model_path]);
-    }
-    if !model {
-        heard_args.push("--no-transcribe");
-    }
+    let model = capture_model();
+    let heard_args = match model {
+        Some(path) => serial_listen(&port, &["--json", "--model", path]),
+        None => serial_listen(&port, &["--json", "--no-transcribe"]),
+    };
     let heard: Value = serde_json::from_str(&stdout(&under_test(), &heard_args)).unwrap();
     assert_eq!(heard["stopped_because"], "end_of_speech", "{heard}");
-    if model {
+    if model.is_some() {
         assert!(
             words(heard["text"].as_str().unwrap_or("")).contains("smaller model"),
             "{heard}"
@@ -272,7 +257,7 @@ fn a_dongle_on_a_serial_port_ends_the_capture_and_its_faults_are_said() {
     assert!(played.wait().unwrap().success());
 
     let mut unplugged = pty.simulate(sim, &answer, &["--disconnect-after-ms", "2000"]);
-    let out = run(&under_test(), &listen);
+    let out = run(&under_test(), &serial_listen(&port, &["--no-transcribe"]));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "went on through an unplug: {err}");
     assert!(err.contains("still plugged in"), "{err}");
@@ -281,14 +266,7 @@ fn a_dongle_on_a_serial_port_ends_the_capture_and_its_faults_are_said() {
 
     let out = run(
         &under_test(),
-        &[
-            "listen",
-            "--source",
-            "serial",
-            "--serial-port",
-            no_port(),
-            "--no-transcribe",
-        ],
+        &serial_listen(no_port(), &["--no-transcribe"]),
     );
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "opened {}: {err}", no_port());
@@ -298,10 +276,27 @@ fn a_dongle_on_a_serial_port_ends_the_capture_and_its_faults_are_said() {
     );
 }
 
+/// `listen` from the dongle on `port`, then `extra`.
+fn serial_listen<'a>(port: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec!["listen", "--source", "serial", "--serial-port", port];
+    args.extend(extra);
+    args
+}
+
+/// The model a capture is transcribed with, where the build under test can do it in
+/// reasonable time (built with the test model, not on an emulator).
+fn capture_model() -> Option<&'static str> {
+    #[cfg(feature = "real-model")]
+    if !slow_runner() {
+        return Some(yazses_tests::imported_model().to_str().unwrap());
+    }
+    None
+}
+
 #[cfg(feature = "real-model")]
 mod with_the_model {
     use super::*;
-    use yazses_tests::{env_path, imported_model, runtime_dir};
+    use yazses_tests::{client_check, env_path, imported_model, runtime_dir};
 
     #[test]
     fn a_bad_file_is_refused_in_words_by_transcribe() {
@@ -360,40 +355,22 @@ mod with_the_model {
                 build_path(said)
             )
         } else {
-            format!(
-                "[speak]\ncommand = [\"sh\", \"-c\", \"printf '%s\\\\n' \\\"$1\\\" >> {}\", \"speak\"]\n",
-                said.display()
-            )
+            client_check::speak_into_file(said)
         }
     }
 
     /// The MCP Python SDK's client (`tests/mcp/client_check.py`) against the build's
     /// `mcp-server`, in the initialize-handshake mode every client speaks.
     fn mcp_client(scenario: &str, config: &Path, said: &Path) {
-        let out = Command::new(env_path("YAZSES_TEST_PYTHON"))
-            .arg(repo_root().join("tests/mcp/client_check.py"))
-            .env(
-                "YAZSES_RUNTIME_DIR",
-                runtime_dir(&format!("any-{scenario}")),
-            )
-            .args(["--yazses", under_test().to_str().unwrap()])
-            .args(["--config", config.to_str().unwrap()])
-            .args(["--mode", "legacy", "--scenario", scenario])
+        let mut check = client_check::command(&under_test(), config, "legacy", scenario);
+        check
             .args(["--jfk", &build_path(&env_path("YAZSES_TEST_JFK"))])
             .args(["--said", said.to_str().unwrap()])
             .arg("--sentences")
             .arg(build_path(
                 &repo_root().join("fixtures/speech/sentences.flac"),
-            ))
-            .current_dir(repo_root())
-            .output()
-            .unwrap();
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(
-            out.status.success() && !stdout.contains("FAIL"),
-            "{scenario}:\n{stdout}\n--- stderr ---\n{stderr}"
-        );
+            ));
+        client_check::passes(&mut check, scenario);
     }
 
     /// A real MCP client drives the build's server through both tools and every restraint
@@ -442,13 +419,8 @@ mod with_the_model {
         let runtime = runtime_dir("any-dictate");
         let bin = under_test();
         let yazses = |args: &[&str]| {
-            let mut c = Command::new(&bin);
-            c.arg("--config")
-                .arg(&cfg)
-                .args(args)
-                .env("YAZSES_RUNTIME_DIR", &runtime)
-                .env_remove("YAZSES_LOG")
-                .current_dir(repo_root());
+            let mut c = command_in(&bin, &cfg, args);
+            c.env("YAZSES_RUNTIME_DIR", &runtime);
             c
         };
         let said = |args: &[&str]| {

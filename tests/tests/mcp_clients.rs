@@ -19,8 +19,8 @@
 #![cfg(feature = "real-model")]
 
 use std::path::PathBuf;
-use std::process::Command;
 
+use yazses_tests::client_check;
 use yazses_tests::{env_path, imported_model, repo_root, scratch, write_wav, yazses_bin};
 
 fn config(name: &str, body: &str) -> PathBuf {
@@ -36,13 +36,6 @@ fn said_file(mode: &str) -> PathBuf {
     p
 }
 
-fn speak_as_file(said: &std::path::Path) -> String {
-    format!(
-        "[speak]\ncommand = [\"sh\", \"-c\", \"printf '%s\\\\n' \\\"$1\\\" >> {}\", \"speak\"]\n",
-        said.display()
-    )
-}
-
 fn run(mode: &str, scenario: &str, config: &std::path::Path, said: &std::path::Path) {
     run_with(mode, scenario, config, said, &[]);
 }
@@ -54,13 +47,7 @@ fn run_with(
     said: &std::path::Path,
     extra: &[(&str, &str)],
 ) {
-    let mut cmd = Command::new(env_path("YAZSES_TEST_PYTHON"));
-    cmd.arg(repo_root().join("tests/mcp/client_check.py"));
-    // Each run its own runtime dir: its own microphone lease and a full budget.
-    cmd.env(
-        "YAZSES_RUNTIME_DIR",
-        yazses_tests::runtime_dir(&format!("{scenario}-{mode}")),
-    );
+    let mut cmd = client_check::command(&yazses_bin(), config, mode, scenario);
     for (k, v) in extra {
         if k.starts_with("--") {
             cmd.args([k, v]);
@@ -68,11 +55,7 @@ fn run_with(
             cmd.env(k, v);
         }
     }
-    let out = cmd
-        .args(["--yazses", yazses_bin().to_str().unwrap()])
-        .args(["--config", config.to_str().unwrap()])
-        .args(["--mode", mode, "--scenario", scenario])
-        .args(["--jfk", env_path("YAZSES_TEST_JFK").to_str().unwrap()])
+    cmd.args(["--jfk", env_path("YAZSES_TEST_JFK").to_str().unwrap()])
         .args(["--said", said.to_str().unwrap()])
         .args([
             "--sentences",
@@ -80,16 +63,8 @@ fn run_with(
                 .join("fixtures/speech/sentences.flac")
                 .to_str()
                 .unwrap(),
-        ])
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success(),
-        "{mode} {scenario} failed:\n{stdout}\n--- stderr ---\n{stderr}"
-    );
-    assert!(!stdout.contains("FAIL"), "{stdout}");
+        ]);
+    let stdout = client_check::passes(&mut cmd, &format!("{mode} {scenario}"));
     eprintln!(
         "{mode} {scenario}: {} checks passed",
         stdout.matches("\nok ").count() + 1
@@ -101,7 +76,7 @@ fn all_modes(scenario: &str, body: &str) {
         let said = said_file(mode);
         let cfg = config(
             &format!("{scenario}-{mode}"),
-            &format!("{body}\n{}", speak_as_file(&said)),
+            &format!("{body}\n{}", client_check::speak_into_file(&said)),
         );
         run(mode, scenario, &cfg, &said);
     }
@@ -163,7 +138,7 @@ fn cpal_capture_from_an_alsa_file_pcm_answers_and_releases_the_microphone() {
         "cpal",
         &format!(
             "[mcp]\nask_human = true\n[audio]\nsource = \"cpal\"\ndevice = \"vmic\"\n{}",
-            speak_as_file(&said)
+            client_check::speak_into_file(&said)
         ),
     );
     run_with(
@@ -195,7 +170,7 @@ fn a_serial_dongle_answers_ask_human_and_its_port_is_released() {
         &format!(
             "[mcp]\nask_human = true\n[audio]\nsource = \"serial\"\nserial_port = {:?}\n{}",
             pty.host.display().to_string(),
-            speak_as_file(&said)
+            client_check::speak_into_file(&said)
         ),
     );
     run_with(

@@ -8,8 +8,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::coord::RuntimeDir;
-use crate::platform::{ControlListener, ControlStream};
 pub use crate::platform::PeerError;
+use crate::platform::{ControlListener, ControlStream};
 
 /// What the control socket accepts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
