@@ -261,18 +261,14 @@ impl AskHuman {
         let now = unix_ms();
         coord.ledger().status(limit, now)?.check(now)?;
         let caller = caller_name(caller);
-        // The answer is read with the question before it: the words it names come back
-        // spelled as asked (docs/decisions/2026-12-07-the-question-as-the-prompt.md).
-        let options = Options {
-            prompt: Some(question.to_owned()),
-            ..Options::spoken(self.config.transcribe.threads)
-        };
+        let options = Options::spoken(self.config.transcribe.threads);
         let hearing = Hear::new(
             Purpose::AskHuman,
             &caller,
             self.endpoint(timeout_s),
             options,
         )
+        .asking(question)
         .queue_timeout(Duration::from_secs_f64(self.config.mcp.ask_human_queue_s))
         .turn(self.config.turn)
         .begin(coord, cancel, &mut on_step)?;

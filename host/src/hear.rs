@@ -33,7 +33,7 @@ use yazses_core::vad::Vad;
 
 use crate::capture::{Capture, CaptureError, Utterance};
 use crate::coord::{CoordError, Coordinator, Purpose, Waiting};
-use crate::session::{OpenSource, Session, Want};
+use crate::session::{OpenSource, Session, Want, smart_turn};
 use crate::source::SourceError;
 use crate::transcribe::{Options, Said, TranscribeError, Transcriber};
 use crate::turn::signals::{Loader, Prosody, Smart, Unloaded, Words};
@@ -113,6 +113,7 @@ pub struct Hear<'a> {
     want: Want<'a>,
     endpoint: EndpointConfig,
     turn: TurnConfig,
+    question: Option<&'a str>,
     release: Option<&'a AtomicBool>,
     transcribe: bool,
     options: Options,
@@ -139,6 +140,7 @@ impl<'a> Hear<'a> {
                 mode: TurnMode::Fixed,
                 ..TurnConfig::default()
             },
+            question: None,
             release: None,
             transcribe: true,
             options,
@@ -155,6 +157,16 @@ impl<'a> Hear<'a> {
     /// read at each pause) instead of the acoustic endpoint alone.
     pub fn turn(mut self, turn: TurnConfig) -> Hear<'a> {
         self.turn = turn;
+        self
+    }
+
+    /// Hears the answer to `question`: its words prompt the transcription (the names it
+    /// asks about come back spelled as asked:
+    /// docs/decisions/2026-12-07-the-question-as-the-prompt.md), and under the smart turn a
+    /// whole closed answer to a closed question stops sooner ([`crate::turn::question`]).
+    pub fn asking(mut self, question: &'a str) -> Hear<'a> {
+        self.options.prompt = Some(question.to_owned());
+        self.question = Some(question);
         self
     }
 
@@ -272,7 +284,7 @@ impl Hearing<'_> {
                 open,
                 Vad::DEFAULT,
                 endpoint,
-                &request.turn,
+                smart_turn(&request.turn, &endpoint, request.question),
                 cancel,
                 &mut signals,
             )?,

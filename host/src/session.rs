@@ -24,6 +24,24 @@ use crate::turn::{Turn, TurnConfig, TurnMode};
 pub type OpenSource<'a> =
     &'a (dyn Fn(EndpointConfig) -> Result<Box<dyn FrameSource + Send>, SourceError> + Sync);
 
+/// The end-of-turn policy of a capture on the acoustic `endpoint` under `config`: none
+/// with `mode = "fixed"` (the endpoint decides alone), else the smart turn, answering
+/// `question` when there is one.
+pub fn smart_turn(
+    config: &TurnConfig,
+    endpoint: &EndpointConfig,
+    question: Option<&str>,
+) -> Option<Turn> {
+    let turn = match config.mode {
+        TurnMode::Fixed => return None,
+        TurnMode::Smart => Turn::new(*config, endpoint),
+    };
+    Some(match question {
+        Some(question) => turn.asking(question),
+        None => turn,
+    })
+}
+
 /// Who wants to hear the user, and for how long they wait for the microphone.
 #[derive(Clone, Copy, Debug)]
 pub struct Want<'a> {
@@ -85,21 +103,21 @@ impl Session {
         )
     }
 
-    /// Like [`Session::capture`], under the end-of-turn policy `turn`: with
-    /// `mode = "smart"`, `judge` reads the signals at each check (see [`crate::turn`]).
+    /// Like [`Session::capture`], under the end-of-turn policy `turn` (made by
+    /// [`smart_turn`]): without one the acoustic endpoint decides alone, with one `judge`
+    /// reads the signals at each check (see [`crate::turn`]).
     pub fn capture_turn(
         self,
         open: OpenSource<'_>,
         vad: VadConfig,
         endpoint: EndpointConfig,
-        turn: &TurnConfig,
+        turn: Option<Turn>,
         cancel: &AtomicBool,
         judge: capture::Judge<'_>,
     ) -> Result<Utterance, CaptureError> {
-        if turn.mode == TurnMode::Fixed {
+        let Some(turn) = turn else {
             return self.capture(open, vad, endpoint, cancel);
-        }
-        let turn = Turn::new(*turn, &endpoint);
+        };
         let core = turn.core_endpoint(&endpoint);
         let make = |decides| match decides {
             // The source's own end decides; the core keeps the acoustic endpoint.

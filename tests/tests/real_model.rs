@@ -882,8 +882,20 @@ fn listen_to(turn: &str, file: &Path, voice: Option<f32>) -> serde_json::Value {
 
 /// [`listen_to`] with `more` added under `[turn]` in the config.
 fn listen_with(turn: &str, file: &Path, voice: Option<f32>, more: &str) -> serde_json::Value {
+    listen_asked(turn, file, voice, more, None)
+}
+
+/// [`listen_with`], hearing the answer to `question` (`--question`) when there is one.
+fn listen_asked(
+    turn: &str,
+    file: &Path,
+    voice: Option<f32>,
+    more: &str,
+    question: Option<&str>,
+) -> serde_json::Value {
     let fixture = file.file_stem().unwrap().to_string_lossy();
-    let name = format!("turn-{turn}-{fixture}-{voice:?}-{}", more.len());
+    let asked = question.map_or(0, str::len);
+    let name = format!("turn-{turn}-{fixture}-{voice:?}-{}-{asked}", more.len());
     let config = scratch().join(format!("{name}.toml"));
     let threshold = voice.map_or(String::new(), |t| format!("prosody_threshold = {t}\n"));
     std::fs::write(&config, format!("[turn]\n{threshold}{more}")).unwrap();
@@ -895,6 +907,7 @@ fn listen_with(turn: &str, file: &Path, voice: Option<f32>, more: &str) -> serde
         .arg(file)
         .arg("--model")
         .arg(model_path())
+        .args(question.map(|q| ["--question", q]).into_iter().flatten())
         .env("YAZSES_MODEL_DIR", models_dir(voice.is_some()))
         .env("YAZSES_RUNTIME_DIR", yazses_tests::runtime_dir(&name))
         .env_remove("YAZSES_LOG")
@@ -1009,6 +1022,43 @@ fn the_smart_turn_hears_a_second_sentence_after_a_breath_and_a_shorter_wait_cuts
     assert_eq!(hasty["turn"]["decision"], "finished", "{hasty}");
 }
 
+/// How long `yazses listen --question QUESTION` listened after its last check over
+/// `fixture`, and what it heard.
+fn listened_after_the_check(fixture: &str, question: &str) -> (u64, serde_json::Value) {
+    let file = repo_root().join("fixtures/speech").join(fixture);
+    let v = listen_asked("smart", &file, None, "", Some(question));
+    let after = v["listen_ms"].as_u64().unwrap() - v["turn"]["at_ms"].as_u64().unwrap();
+    (after, v)
+}
+
+#[test]
+fn a_whole_closed_answer_to_a_closed_question_stops_after_450_ms_and_an_open_one_after_1200() {
+    // finished.flac: "Use the smaller model for now." The check is at 300 ms of silence.
+    let (closed, v) = listened_after_the_check(
+        "finished.flac",
+        "Should we use the smaller model or the large one?",
+    );
+    assert_eq!(closed, 450 - 300, "{v}");
+    let why = v["turn"]["why"].as_str().unwrap();
+    assert!(why.contains("choices"), "{v}");
+    assert!(v["text"].as_str().unwrap().contains("smaller model"), "{v}");
+    let (open, v) = listened_after_the_check("finished.flac", "What should we do?");
+    assert_eq!(open, 1200 - 300, "{v}");
+}
+
+#[test]
+fn a_bare_no_then_more_after_a_breath_and_a_thinking_pause_are_not_cut_by_a_closed_question() {
+    // bare_then_more.flac: "No." 0.8 s "Keep it until Friday."
+    let (_, v) = listened_after_the_check("bare_then_more.flac", "Can I delete the old branch?");
+    let text = v["text"].as_str().unwrap().to_lowercase();
+    assert!(text.contains("friday"), "the breath cut the answer: {v}");
+    assert_eq!(v["turn"]["checks"], 2, "{v}");
+    // thinking.flac: "I think we should" 1.8 s "wait until the tests pass."
+    let (_, v) = listened_after_the_check("thinking.flac", "Should we wait or merge now?");
+    let text = v["text"].as_str().unwrap().to_lowercase();
+    assert!(text.contains("pass"), "the pause cut the answer: {v}");
+}
+
 /// A real speaker's pause after a finished-looking phrase: jfk.wav says "And so, my fellow
 /// Americans," then pauses 1.1-1.2 s; whisper writes "And so my fellow Americans." A
 /// finished answer that stopped at 1.1 s cut the speech there.
@@ -1083,6 +1133,25 @@ fn ask_human_under_the_smart_turn_hears_through_a_thinking_pause_over_real_mcp()
     // Stopped 1.2 s after "... pass.", where fixed would have, had it waited that long.
     let listen = sc["listen_ms"].as_u64().unwrap();
     assert!((7100..7600).contains(&listen), "{r}");
+}
+
+#[test]
+fn ask_human_returns_a_whole_closed_answer_soon_after_it_over_real_mcp() {
+    let r = ask_over_mcp(
+        "closed-mcp",
+        "finished.flac",
+        "Should we use the smaller model or the large one?",
+    );
+    let sc = &r["result"]["structuredContent"];
+    assert!(
+        sc["answer"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("smaller model"),
+        "{r}"
+    );
+    let after = sc["listen_ms"].as_u64().unwrap() - sc["turn"]["at_ms"].as_u64().unwrap();
+    assert_eq!(after, 450 - 300, "{r}");
 }
 
 /// `ask_human` reads the answer with the question as whisper's prompt: the name the

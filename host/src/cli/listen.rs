@@ -56,6 +56,11 @@ pub struct ListenArgs {
     /// after --end-silence-ms of silence.
     #[arg(long, value_enum)]
     pub turn: Option<crate::turn::TurnMode>,
+    /// The question this answers, as `ask_human` hands it over: its words prompt the
+    /// transcription, and under the smart turn a whole closed answer to a closed question
+    /// ("Port 80 or 8080?" / "8080.") stops after turn.closed_end_silence_ms.
+    #[arg(long, value_name = "TEXT")]
+    pub question: Option<String>,
     /// The longest to wait while another yazses process has the microphone, in seconds.
     #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(0..=3600))]
     pub queue_s: u64,
@@ -108,6 +113,9 @@ pub(super) fn run(args: ListenArgs, config: &config::Config) -> anyhow::Result<(
     let mut request = Hear::new(Purpose::Listen, "yazses listen", endpoint, options)
         .queue_timeout(StdDuration::from_secs(args.queue_s))
         .turn(config.turn);
+    if let Some(question) = &args.question {
+        request = request.asking(question);
+    }
     if args.no_transcribe {
         request = request.without_transcript();
     }

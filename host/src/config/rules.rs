@@ -117,6 +117,16 @@ pub(super) const RULES: &[Rule] = &[
         broken: |c| outside(c.turn.min_end_silence_ms, 100..=c.turn.max_end_silence_ms),
     },
     Rule {
+        key: "turn.closed_end_silence_ms",
+        allows: "100 milliseconds to turn.max_end_silence_ms",
+        broken: |c| {
+            outside(
+                c.turn.closed_end_silence_ms,
+                100..=c.turn.max_end_silence_ms,
+            )
+        },
+    },
+    Rule {
         key: "turn.prosody_threshold",
         allows: "a probability from 0 to 1",
         broken: |c| outside(c.turn.prosody_threshold, 0.0..=1.0),

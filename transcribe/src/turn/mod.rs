@@ -14,7 +14,10 @@
 //! After `check_after_ms` of silence, one check per pause:
 //! - **finished**: stop once `min_end_silence_ms` of silence has passed (1.2 s by
 //!   default: a breath between two sentences is shorter, so a second sentence is not
-//!   cut off);
+//!   cut off); when the turn answers a closed question ([`Turn::asking`]) and the words
+//!   are a whole closed answer to it ([`question`]) at the turn's first pause, once
+//!   `closed_end_silence_ms` has passed (0.45 s by default): such an answer is rarely
+//!   continued;
 //! - **unfinished**: keep listening up to `max_end_silence_ms`;
 //! - **unsure**: the acoustic policy's own end silence.
 //!
@@ -27,6 +30,7 @@
 
 pub mod mel;
 pub mod prosody;
+pub mod question;
 pub mod signals;
 pub mod words;
 
@@ -36,6 +40,7 @@ use yazses_core::time::Duration;
 
 use crate::transcribe::Said;
 
+pub use question::Question;
 pub use words::Verdict;
 
 /// Silence after speech at which the signals start reading, in milliseconds: early
@@ -88,6 +93,10 @@ pub struct TurnConfig {
     /// The least silence a finished turn stops after, in milliseconds: longer than a
     /// breath between two sentences, or the second is cut off.
     pub min_end_silence_ms: u64,
+    /// The least silence a whole closed answer to a closed question stops after, in
+    /// milliseconds (`ask_human` only: the other captures have no question); never more
+    /// than `min_end_silence_ms`.
+    pub closed_end_silence_ms: u64,
     /// The most silence an unfinished turn is waited through, in milliseconds.
     pub max_end_silence_ms: u64,
     /// The prosody model's probability at and above which the voice counts as complete.
@@ -100,6 +109,7 @@ impl Default for TurnConfig {
             mode: TurnMode::Smart,
             check_after_ms: 300,
             min_end_silence_ms: MIN_END_SILENCE_MS,
+            closed_end_silence_ms: CLOSED_END_SILENCE_MS,
             max_end_silence_ms: 3000,
             prosody_threshold: PROSODY_THRESHOLD,
         }
@@ -112,6 +122,12 @@ impl Default for TurnConfig {
 /// whether another follows after a breath, and shorter waits cut such second sentences
 /// (docs/decisions/2026-12-04-whisper-cpp-1-8-5.md, "Smart by default").
 pub const MIN_END_SILENCE_MS: u64 = 1200;
+
+/// `[turn] closed_end_silence_ms` by default: a whole closed answer ("It is.",
+/// "Tomorrow.") after a closed question is rarely continued, and waiting the breath a
+/// second sentence needs made `ask_human` answer 1.3 s after such answers ended. A bare
+/// "yes" or "no", often continued, waits [`MIN_END_SILENCE_MS`] as before.
+pub const CLOSED_END_SILENCE_MS: u64 = 450;
 
 /// Which signal decided.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
@@ -278,8 +294,10 @@ pub struct Turn {
     end_silence_ms: u64,
     /// The pause the signals were last begun for (where its speech ended).
     begun: Option<u64>,
-    /// The pause the last check was for, and its verdict.
-    last: Option<(u64, Verdict)>,
+    /// The pause the last check was for, its verdict, and whether it closed the question.
+    last: Option<(u64, Verdict, bool)>,
+    /// The question the turn answers.
+    question: Question,
     report: Option<TurnReport>,
     said: Option<Said>,
 }
@@ -292,8 +310,18 @@ impl Turn {
             end_silence_ms: acoustic.end_silence.total_millis(),
             begun: None,
             last: None,
+            question: Question::Open,
             report: None,
             said: None,
+        }
+    }
+
+    /// The policy for an answer to `question`: a whole closed answer to a closed question
+    /// stops after `closed_end_silence_ms`.
+    pub fn asking(self, question: &str) -> Turn {
+        Turn {
+            question: Question::of(question),
+            ..self
         }
     }
 
@@ -316,7 +344,11 @@ impl Turn {
         };
         let silence = now_ms.saturating_sub(end);
         let wait = match self.last {
-            Some((checked, verdict)) if checked == end => match verdict {
+            Some((checked, verdict, closed)) if checked == end => match verdict {
+                Verdict::Finished if closed => self
+                    .config
+                    .closed_end_silence_ms
+                    .min(self.config.min_end_silence_ms),
                 Verdict::Finished => self.config.min_end_silence_ms,
                 Verdict::Unfinished => self.config.max_end_silence_ms,
                 Verdict::Unsure => self.end_silence_ms,
@@ -341,9 +373,18 @@ impl Turn {
 
     /// The check [`Step::Check`] asked for, made at `now_ms` for the pause after
     /// `speech_end_ms`.
-    pub fn judged(&mut self, speech_end_ms: u64, now_ms: u64, judgement: Judgement) {
+    pub fn judged(&mut self, speech_end_ms: u64, now_ms: u64, mut judgement: Judgement) {
         let checks = self.report.as_ref().map_or(0, |r| r.checks) + 1;
-        self.last = Some((speech_end_ms, judgement.verdict));
+        // Only the first pause: a speaker who went on after one is explaining, and may
+        // go on again.
+        let closes = match (&judgement.verdict, &judgement.said) {
+            (Verdict::Finished, Some(said)) if checks == 1 => self.question.closed_by(&said.text),
+            _ => None,
+        };
+        if let Some(why) = closes {
+            judgement.why = format!("{}; {why}", judgement.why);
+        }
+        self.last = Some((speech_end_ms, judgement.verdict, closes.is_some()));
         self.report = Some(TurnReport {
             decision: judgement.verdict,
             decided_by: judgement.signal,
@@ -368,7 +409,7 @@ impl Turn {
     /// when the capture stopped.
     pub fn answer(&self, speech_end_ms: Option<u64>) -> Option<&Said> {
         match self.last {
-            Some((checked, _)) if Some(checked) == speech_end_ms => self.said.as_ref(),
+            Some((checked, _, _)) if Some(checked) == speech_end_ms => self.said.as_ref(),
             _ => None,
         }
     }
@@ -551,6 +592,69 @@ mod tests {
             (Verdict::Unsure, Signal::Prosody, Some(0.02))
         );
         assert_eq!(t.answer(Some(2000)).unwrap().text, "We can try now.");
+    }
+
+    #[test]
+    fn a_whole_closed_answer_to_a_closed_question_stops_after_a_short_silence() {
+        let mut t = turn().asking("Port 80 or 8080?");
+        // "8080." ends at 2000 ms and is checked at 300 ms of silence.
+        t.begun(2000);
+        assert_eq!(t.step(Some(2000), 2300), Step::Check);
+        t.judged(2000, 2300, words("8080."));
+        assert_eq!(t.step(Some(2000), 2440), Step::Listen);
+        assert_eq!(t.step(Some(2000), 2450), Step::Stop);
+        let r = t.report().unwrap();
+        assert_eq!(
+            (r.decision, r.decided_by),
+            (Verdict::Finished, Signal::Words)
+        );
+        assert!(r.why.contains("choices"), "{}", r.why);
+        // A configured finished wait shorter than the closed one bounds it.
+        let mut hasty = Turn::new(
+            TurnConfig {
+                min_end_silence_ms: 300,
+                ..TurnConfig::default()
+            },
+            &EndpointConfig::default(),
+        )
+        .asking("Port 80 or 8080?");
+        hasty.judged(2000, 2300, words("8080."));
+        assert_eq!(hasty.step(Some(2000), 2300), Step::Stop);
+    }
+
+    #[test]
+    fn a_bare_yes_then_more_after_a_breath_is_not_cut() {
+        let mut t = turn().asking("Should I merge it?");
+        // "Yes." ends at 2000 ms; "And add a test for it." follows after 800 ms.
+        t.begun(2000);
+        t.judged(2000, 2300, words("Yes."));
+        assert_eq!(t.step(Some(2000), 2790), Step::Listen, "the breath");
+        assert_eq!(
+            t.step(Some(4500), 4550),
+            Step::Listen,
+            "the second sentence"
+        );
+        t.begun(4500);
+        // A closed answer now, but at the second pause: the speaker may go on again.
+        t.judged(4500, 4800, words("Yes. And add a test for it."));
+        assert_eq!(t.step(Some(4500), 5690), Step::Listen);
+        assert_eq!(t.step(Some(4500), 5700), Step::Stop);
+        assert!(t.answer(Some(4500)).unwrap().text.ends_with("for it."));
+    }
+
+    #[test]
+    fn the_question_changes_nothing_for_an_open_question_or_an_unfinished_answer() {
+        let mut open = turn().asking("What should we do about the flaky test?");
+        open.judged(2000, 2300, words("Quarantine it."));
+        assert_eq!(open.step(Some(2000), 2450), Step::Listen);
+        assert_eq!(open.step(Some(2000), 3200), Step::Stop);
+        let mut pause = turn().asking("Is the test green?");
+        pause.judged(2000, 2300, words("It is, but the"));
+        assert_eq!(pause.step(Some(2000), 4990), Step::Listen);
+        // The voice heard mid-turn leaves a closed answer to the acoustic end silence.
+        let mut vetoed = turn().asking("Is the test green?");
+        vetoed.judged(2000, 2300, words("It is.").with_prosody(0.02, COMPLETE));
+        assert_eq!(vetoed.step(Some(2000), 3190), Step::Listen);
     }
 
     #[test]

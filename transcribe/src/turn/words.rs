@@ -36,7 +36,7 @@ pub enum Verdict {
 /// prepositions, articles, possessives and determiners, auxiliaries and modals, subject
 /// pronouns, and verbs that take a clause.
 #[rustfmt::skip]
-const CONTINUES: &[&str] = &[
+pub(super) const CONTINUES: &[&str] = &[
     // conjunctions and clause openers
     "and", "but", "or", "nor", "so", "because", "cause", "since", "although", "though",
     "unless", "until", "while", "whereas", "if", "when", "whether", "that", "which", "who",
@@ -62,7 +62,7 @@ const CONTINUES: &[&str] = &[
 
 /// The auxiliaries and modals of [`CONTINUES`], which can close a short answer.
 #[rustfmt::skip]
-const AUXILIARIES: &[&str] = &[
+pub(super) const AUXILIARIES: &[&str] = &[
     "is", "are", "was", "were", "am", "have", "has", "had", "do", "does", "did", "should",
     "would", "could", "can", "will", "shall", "might", "must", "may", "won't", "can't",
     "don't", "didn't", "isn't", "wouldn't",
@@ -111,15 +111,7 @@ pub fn judge(text: &str) -> (Verdict, &'static str) {
     if text.ends_with(',') || text.ends_with('-') || text.ends_with('—') || text.ends_with(';') {
         return (Verdict::Unfinished, "ends mid-sentence");
     }
-    let words: Vec<String> = text
-        .split_whitespace()
-        .map(|w| {
-            w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')
-                .to_lowercase()
-                .replace('’', "'")
-        })
-        .filter(|w| !w.is_empty())
-        .collect();
+    let words = normalized_words(text);
     let Some(last) = words.last() else {
         return (Verdict::Unsure, "no words yet");
     };
@@ -143,6 +135,19 @@ pub fn judge(text: &str) -> (Verdict, &'static str) {
         return (Verdict::Finished, "ends on a word that needs nothing more");
     }
     (Verdict::Unsure, "no words to judge")
+}
+
+/// The words of `text`, lowercase, without the punctuation around them, with straight
+/// apostrophes.
+pub(super) fn normalized_words(text: &str) -> Vec<String> {
+    text.split_whitespace()
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')
+                .to_lowercase()
+                .replace('’', "'")
+        })
+        .filter(|w| !w.is_empty())
+        .collect()
 }
 
 #[cfg(test)]
