@@ -142,9 +142,11 @@ def main():
     ap.add_argument("--model", required=True)
     ap.add_argument("--voices", type=int, default=len(VOICES), help="the first N voices only")
     ap.add_argument("--show", action="store_true", help="print every answer")
+    ap.add_argument("--only", help="the recordings whose name starts with this only")
     args = ap.parse_args()
     tmp = tempfile.mkdtemp()
-    items = [it for it in make(tmp, 42) if int(it["file"][4]) < args.voices]
+    items = [it for it in make(tmp, 42) if int(it["file"][4]) < args.voices
+             and it["file"].startswith(args.only or "")]
     rows = {}
     for name, more in POLICIES:
         for it in items:
@@ -158,8 +160,11 @@ def main():
             r["words"] += len(it["text"].split())
             r["n"] += 1
             if args.show:
+                turn = sc.get("turn") or {}
                 print(f"{name} | {it['file']} | {wall - it['end']:.2f} s | cut={cut} | {sc['answer']!r} | "
-                      f"{sc.get('turn', {}).get('why')}", file=sys.stderr, flush=True)
+                      f"speech ends {it['end']:.2f} s, listened {sc['listen_ms']} ms, checks {turn.get('checks')}, "
+                      f"last at {turn.get('at_ms')} ms after {turn.get('silence_ms')} ms: {turn.get('why')}",
+                      file=sys.stderr, flush=True)
     print("| policy | kind | condition | answers | end of speech -> result, median (max) | cut | word errors |")
     print("|---|---|---|---|---|---|---|")
     for (name, kind, cond), r in rows.items():

@@ -377,12 +377,16 @@ impl Turn {
         let checks = self.report.as_ref().map_or(0, |r| r.checks) + 1;
         // Only the first pause: a speaker who went on after one is explaining, and may
         // go on again.
-        let closes = match (&judgement.verdict, &judgement.said) {
-            (Verdict::Finished, Some(said)) if checks == 1 => self.question.closed_by(&said.text),
+        let closes = match &judgement.said {
+            Some(said) if checks == 1 => self.question.closes(&said.text, judgement.verdict),
             _ => None,
         };
         if let Some(why) = closes {
-            judgement.why = format!("{}; {why}", judgement.why);
+            judgement.why = match judgement.verdict {
+                Verdict::Finished => format!("{}; {why}", judgement.why),
+                _ => format!("{why} (read without whisper's closing ellipsis)"),
+            };
+            judgement.verdict = Verdict::Finished;
         }
         self.last = Some((speech_end_ms, judgement.verdict, closes.is_some()));
         self.report = Some(TurnReport {
@@ -609,6 +613,11 @@ mod tests {
             (Verdict::Finished, Signal::Words)
         );
         assert!(r.why.contains("choices"), "{}", r.why);
+        // whisper's "It is..." answers the question as "It is." does.
+        let mut short = turn().asking("Is the test green?");
+        short.judged(2000, 2300, words("It is..."));
+        assert_eq!(short.step(Some(2000), 2450), Step::Stop);
+        assert_eq!(short.report().unwrap().decision, Verdict::Finished);
         // A configured finished wait shorter than the closed one bounds it.
         let mut hasty = Turn::new(
             TurnConfig {

@@ -14,7 +14,7 @@
 //! English only, like [`super::words`]; a question in another language reads as open, and
 //! its answers are waited for as before.
 
-use super::words::{CONTINUES, normalized_words};
+use super::words::{CONTINUES, Verdict, judge, normalized_words};
 
 /// The most words a closed answer has; a longer one may be the start of an explanation.
 pub const MOST_WORDS: usize = 8;
@@ -91,6 +91,25 @@ impl Question {
             Question::YesNo(content)
         } else {
             Question::Open
+        }
+    }
+
+    /// Whether `said`, which the words signal judged `verdict`, is a whole closed answer
+    /// to this question, and why, in a few words. whisper closes many short answers with
+    /// an ellipsis ("It is..."), which reads as trailing off: such an answer counts when
+    /// it would be a whole sentence with a period instead ("Yes, but..." does not).
+    pub fn closes(&self, said: &str, verdict: Verdict) -> Option<&'static str> {
+        match verdict {
+            Verdict::Finished => self.closed_by(said),
+            Verdict::Unfinished => {
+                let cut = said
+                    .trim_end()
+                    .strip_suffix("...")
+                    .or_else(|| said.trim_end().strip_suffix('…'))?;
+                let whole = format!("{}.", cut.trim_end());
+                (judge(&whole).0 == Verdict::Finished).then(|| self.closed_by(&whole))?
+            }
+            Verdict::Unsure => None,
         }
     }
 
@@ -206,6 +225,17 @@ mod tests {
         ] {
             assert!(closes(q, a), "{q} / {a}");
         }
+    }
+
+    #[test]
+    fn a_short_answer_whisper_closes_with_an_ellipsis_counts_and_a_trailing_one_does_not() {
+        let q = Question::of("Is the test green?");
+        assert!(q.closes("It is...", Verdict::Unfinished).is_some());
+        assert!(q.closes("It is…", Verdict::Unfinished).is_some());
+        for said in ["Yes, but...", "It is, but the", "I think...", "Yes..."] {
+            assert!(q.closes(said, Verdict::Unfinished).is_none(), "{said}");
+        }
+        assert!(q.closes("It is.", Verdict::Unsure).is_none());
     }
 
     #[test]
