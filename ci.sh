@@ -428,10 +428,10 @@ job_firmware() {
 
 job_release() {
   assets
-  # Both levels share one target directory apart from the local build's (a CMake cache
-  # keeps what it was given, so a native build must not follow a portable one there): the
-  # second level rebuilds only whisper.cpp and yazses, and the copy is taken before the
-  # next level overwrites it.
+  # Both levels and the local build share target/release (whisper-sys gives each set of
+  # whisper.cpp definitions a CMake directory of its own): a level rebuilds only whisper.cpp
+  # and what links it, the local build after them only the latter, and each copy is taken
+  # before the next build overwrites the binary.
   out=dist/yazses-x86_64-linux
   rm -rf "$out" && mkdir -p "$out"
   for level in x86-64-v2 x86-64-v3; do
@@ -439,10 +439,10 @@ job_release() {
     [ "$level" = x86-64-v3 ] && name=yazses-x86-64-v3
     # shellcheck disable=SC2046
     env $(ggml_level "$level") YAZSES_BUILD_CPU_LEVEL=$level \
-      cargo build --release --locked -p yazses --target-dir target/portable
+      cargo build --release --locked -p yazses
     # Without the line tables the release profile keeps for profiling (126 MB to 17 MB), as
     # the aarch64 and Windows builds.
-    strip -o "$out/$name" target/portable/release/yazses
+    strip -o "$out/$name" target/release/yazses
   done
   cp README.md "$out/"
   tar -C dist -czf dist/yazses-x86_64-linux.tar.gz yazses-x86_64-linux

@@ -276,14 +276,25 @@ fn compile(tree: &Path) {
     for flag in WATCHED_FLAGS {
         println!("cargo:rerun-if-env-changed={flag}");
     }
-    for (key, value) in env::vars() {
-        if ["GGML_", "WHISPER_", "CMAKE_"]
-            .iter()
-            .any(|p| key.starts_with(p))
-        {
-            println!("cargo:rerun-if-env-changed={key}");
-            config.define(&key, &value);
-        }
+    let mut defined: Vec<(String, String)> = env::vars()
+        .filter(|(key, _)| {
+            ["GGML_", "WHISPER_", "CMAKE_"]
+                .iter()
+                .any(|p| key.starts_with(p))
+        })
+        .collect();
+    defined.sort();
+    for (key, value) in &defined {
+        println!("cargo:rerun-if-env-changed={key}");
+        config.define(key, value);
+    }
+    // A CMake build directory per set of definitions: CMake keeps in its cache what it was
+    // once given, so a native build after a portable one in the same directory would stay
+    // portable. Apart, builds for several CPU levels share one target directory (and its
+    // Rust dependencies), and going back to one rebuilds nothing of whisper.cpp.
+    if let Some(out) = env::var_os("OUT_DIR") {
+        let key = format!("{target} {openmp} {defined:?}");
+        config.out_dir(PathBuf::from(out).join(format!("cmake-{:016x}", fnv1a(key.as_bytes()))));
     }
     let installed = config.build();
     for lib in ["lib", "lib64"] {
@@ -329,4 +340,11 @@ fn compile(tree: &Path) {
             }
         );
     }
+}
+
+/// The 64-bit FNV-1a hash of `bytes`: the same on every toolchain, for a directory's name.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &b| {
+        (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
 }

@@ -66,6 +66,10 @@ pub(super) fn params<'a>(
     }
     if options.fit_context {
         params.set_single_segment(true);
+        // One segment: the cap ends the window's reading. A reading that loops ("Put it in
+        // Redis. Put it in Redis. ...") otherwise writes whisper's 224 tokens, five times
+        // over with a beam, and a 2 s answer came back 5 s after its end.
+        params.set_max_tokens(most_tokens(end_ms - start_ms));
     }
     let reporter = reporter.clone();
     let len_ms = end_ms - start_ms;
@@ -84,6 +88,13 @@ pub(super) fn params<'a>(
         params.set_abort_callback_safe(abort_when(options.cancel.clone(), reading.until));
     }
     params
+}
+
+/// The most tokens a live reading of `window_ms` of audio writes: 12 a second and 20
+/// more, twice what the fastest speaker says (about 6 a second with punctuation), up to
+/// whisper's own 224.
+fn most_tokens(window_ms: u64) -> c_int {
+    (20 + window_ms.div_ceil(1000) * 12).min(224) as c_int
 }
 
 /// How many encoder positions whisper reads for a window of `window_ms` in a recording of
@@ -124,7 +135,14 @@ fn abort_when(cancel: Option<Arc<AtomicBool>>, until: Option<Instant>) -> Box<dy
 
 #[cfg(test)]
 mod tests {
-    use super::encoder_context;
+    use super::{encoder_context, most_tokens};
+
+    #[test]
+    fn a_live_reading_may_write_twice_the_fastest_speech_up_to_whispers_limit() {
+        assert_eq!(most_tokens(2_500), 56);
+        assert_eq!(most_tokens(10_000), 140);
+        assert_eq!(most_tokens(30_000), 224);
+    }
 
     #[test]
     fn a_short_recording_is_read_over_the_whole_context_and_a_long_ones_tail_over_half() {

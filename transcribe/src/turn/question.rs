@@ -81,7 +81,11 @@ impl Question {
             return Question::Open;
         };
         let words = normalized_words(asked);
-        let content: Vec<String> = words.iter().filter(|w| is_content(w)).cloned().collect();
+        let content: Vec<String> = words
+            .iter()
+            .filter(|w| is_content(w))
+            .map(|w| number(w))
+            .collect();
         if words.iter().any(|w| w == "or") {
             Question::Choice(content)
         } else if words
@@ -109,7 +113,11 @@ impl Question {
                 let whole = format!("{}.", cut.trim_end());
                 (judge(&whole).0 == Verdict::Finished).then(|| self.closed_by(&whole))?
             }
-            Verdict::Unsure => None,
+            // Only numbers ("8,080"), which the words signal cannot judge: an answer when
+            // they are one of the question's choices.
+            Verdict::Unsure => self
+                .closed_by(said)
+                .filter(|_| matches!(self, Question::Choice(_))),
         }
     }
 
@@ -120,7 +128,7 @@ impl Question {
             Question::Open => return None,
             Question::YesNo(c) | Question::Choice(c) => c,
         };
-        let words = normalized_words(said);
+        let words: Vec<String> = normalized_words(said).iter().map(|w| number(w)).collect();
         if words.is_empty() || words.len() > MOST_WORDS {
             return None;
         }
@@ -150,6 +158,15 @@ fn last_question(text: &str) -> Option<&str> {
     let asked = text.strip_suffix('?')?;
     let start = asked.rfind(['.', '!', '?', '\n']).map_or(0, |i| i + 1);
     Some(&asked[start..])
+}
+
+/// `word` with the thousands separators whisper writes taken out of a number ("8,080").
+fn number(word: &str) -> String {
+    if word.chars().all(|c| c.is_ascii_digit() || c == ',') {
+        word.replace(',', "")
+    } else {
+        word.to_owned()
+    }
 }
 
 fn is_content(word: &str) -> bool {
@@ -236,6 +253,10 @@ mod tests {
             assert!(q.closes(said, Verdict::Unfinished).is_none(), "{said}");
         }
         assert!(q.closes("It is.", Verdict::Unsure).is_none());
+        let port = Question::of("Port 80 or 8080?");
+        assert!(port.closes("8,080", Verdict::Unsure).is_some());
+        assert!(port.closes("8,000 AD.", Verdict::Finished).is_none());
+        assert!(port.closes("42", Verdict::Unsure).is_none());
     }
 
     #[test]
