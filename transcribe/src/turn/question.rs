@@ -14,7 +14,7 @@
 //! English only, like [`super::words`]; a question in another language reads as open, and
 //! its answers are waited for as before.
 
-use super::words::{CONTINUES, Verdict, judge, normalized_words};
+use super::words::{AUXILIARIES, CONTINUES, SUBJECTS, Verdict, judge, normalized_words};
 
 /// The most words a closed answer has; a longer one may be the start of an explanation.
 pub const MOST_WORDS: usize = 8;
@@ -71,9 +71,6 @@ const NOT_CONTENT: &[&str] = &[
 /// Words that answer a choice without naming an option.
 const CHOICE_WORDS: &[&str] = &["both", "neither", "either"];
 
-/// Subjects that, followed by an auxiliary, answer a yes-or-no question ("It is.").
-const SUBJECTS: &[&str] = &["i", "we", "you", "they", "he", "she", "it", "that", "there"];
-
 impl Question {
     /// What kind of question `text` asks, judged by its last sentence ending in `?`.
     pub fn of(text: &str) -> Question {
@@ -123,7 +120,7 @@ impl Question {
 
     /// Whether `said` (a transcript judged a whole sentence) is a whole closed answer to
     /// this question, and why, in a few words.
-    pub fn closed_by(&self, said: &str) -> Option<&'static str> {
+    fn closed_by(&self, said: &str) -> Option<&'static str> {
         let content = match self {
             Question::Open => return None,
             Question::YesNo(c) | Question::Choice(c) => c,
@@ -183,9 +180,7 @@ fn subject_and_auxiliary(words: &[String]) -> bool {
         .map(String::as_str)
         .filter(|w| *w != "not")
         .collect();
-    SUBJECTS.contains(&subject.as_str())
-        && rest.len() == 1
-        && super::words::AUXILIARIES.contains(&rest[0])
+    SUBJECTS.contains(&subject.as_str()) && rest.len() == 1 && AUXILIARIES.contains(&rest[0])
 }
 
 #[cfg(test)]

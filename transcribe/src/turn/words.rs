@@ -94,7 +94,8 @@ const FINISHED_PAIRS: &[(&str, &str)] = &[
 /// Subjects that, followed by an auxiliary or a modal, make a short answer when that is
 /// all that was said ("We should.", "Yes, I do."), and the start of a longer one
 /// otherwise ("I think we should ... wait").
-const SUBJECTS: &[&str] = &["i", "we", "you", "they", "he", "she", "it", "that", "there"];
+pub(super) const SUBJECTS: &[&str] =
+    &["i", "we", "you", "they", "he", "she", "it", "that", "there"];
 
 /// The most words a short answer ending "subject auxiliary" has ("Yes, I do.").
 const SHORT_ANSWER_WORDS: usize = 3;
